@@ -144,6 +144,27 @@ def in_words(effect: Effect, *, relinks_known: bool = True) -> str:
     return text
 
 
+# what each write operation does to the note it names, as a verb the person reads it by ("wants to
+# change the properties of Daily/x.md"): the tools' names are the agent's words, not the person's
+_DOING = {
+    "update_frontmatter": "change the properties of",
+    "edit_section": "edit a section of",
+    "rename": "move",
+}
+
+
+def doing_verb(operation: str) -> str:
+    """What an operation does to the note it names, as the verb before the note's path."""
+    return _DOING.get(operation, operation)
+
+
+def doing(operation: str, path: str, dest: str | None = None) -> str:
+    """An operation on `path` (to `dest`, for a move) in words: "change the properties of a.md",
+    "move Daily → Inbox/Daily", "write a.md"."""
+    text = f"{doing_verb(operation)} {path}"
+    return f"{text} → {dest}" if dest else text
+
+
 def what_moves(effects: Iterable[Effect]) -> str:
     """What a rename moves, in words: "the note moves", or for a folder "the folder Daily and the 2
     files in it move" (the files: what moves under it that holds nothing else that moves)."""
@@ -296,6 +317,8 @@ __all__ = [
     "EffectSet",
     "PathForm",
     "cautions",
+    "doing",
+    "doing_verb",
     "deleted",
     "form_of",
     "moved",

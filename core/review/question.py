@@ -32,7 +32,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from vaultwatch.core.edit.effects import EffectSet, in_words, read_as
+from vaultwatch.core.edit.effects import EffectSet, doing, in_words, read_as
 from vaultwatch.core.review.textdiff import Diff, text_diff
 from vaultwatch.core.review.visible import visible
 
@@ -157,7 +157,8 @@ def question(
     shown = read_as(effects.effects)
     count = len(shown)
     try:
-        out.add(f"{who} asks to {effects.operation}; approval is needed: {visible(why, keep_tab=False)}.")
+        asked = doing(effects.operation, shown[0].path, shown[0].dest) if shown else effects.operation
+        out.add(f"{who} asks to {visible(asked, keep_tab=False)}; approval is needed: {visible(why, keep_tab=False)}.")
         out.add(f"It touches {count} path{'s' if count != 1 else ''}:")
         for e in shown:
             out.add(f"  {visible(in_words(e, relinks_known=False), keep_tab=False)}")

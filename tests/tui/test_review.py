@@ -221,6 +221,8 @@ async def test_the_approval_dialog_names_a_symlinked_notes_real_target(tui_demo:
             )
             await await_until(lambda: isinstance(app.screen, ApprovalScreen) and "asks because" in dialog_text(app))
             assert f"rewrites {NOTE}  (named as Inbox/alias.md)" in diff_text(app.screen)
+            # the person's words for the tool's, in the title
+            assert "claude-test/1.0 wants to change the properties of Inbox/alias.md" in dialog_text(app)
             await armed(app.screen)
             await pilot.press("n")
             result = await asyncio.wait_for(call, TIMEOUT)

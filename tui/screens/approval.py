@@ -147,7 +147,7 @@ def pending_title(pending: Pending, now: float, hint: Text | None = None, stale:
     who = shown_agent(pending.agent) if pending.agent else pending.actor
     title.append(visible(who, keep_tab=False), style="bold magenta")
     title.append(" wants to ")
-    title.append(pending.operation, style="bold")
+    title.append(fx.doing_verb(pending.operation), style="bold")
     title.append(f" {visible(pending.path, keep_tab=False)}", style="bold underline")
     if pending.dest:
         title.append(" → ")

@@ -23,7 +23,7 @@ def test_every_hunk_is_shown_with_every_line() -> None:
     asked = ask(before, after)
     assert asked.fits and asked.why_not == ""
     lines = asked.text.splitlines()
-    assert lines[0] == f"The agent bot/1 asks to write; approval is needed: {WHY}."
+    assert lines[0] == f"The agent bot/1 asks to write a.md; approval is needed: {WHY}."
     assert "  rewrites a.md" in lines and "The note's lines: +2 -3, in 3 hunks, all shown:" in lines
     assert [line for line in lines if line[:1] in "+-"] == ["-line 2", "+line two", "-line 50", "-line 98", "+l98"]
     assert sum(line.startswith("@@ ") for line in lines) == 3
@@ -105,8 +105,15 @@ def test_line_endings_are_said_only_when_their_style_changes() -> None:
 def test_a_rename_shows_every_effect() -> None:
     effects = fx.moved("A/x.md", "B/x.md") + fx.relinked([("C/links.md", "C/links.md")])
     asked = question(effects, None, None, WHY)
-    assert asked.fits and asked.text.startswith("An agent asks to rename")
+    assert asked.fits and asked.text.startswith("An agent asks to move A/x.md → B/x.md;")
     assert "  moves A/x.md → B/x.md" in asked.text and "  may rewrite links in C/links.md" in asked.text
+
+
+def test_the_question_says_what_the_change_does_in_words_not_the_tools_name() -> None:
+    effects = fx.written("Daily/d.md", "Daily/d.md", operation="update_frontmatter")
+    asked = question(effects, b"---\na: 1\n---\n", b"---\na: 2\n---\n", WHY)
+    assert asked.text.startswith("An agent asks to change the properties of Daily/d.md;"), asked.text
+    assert "update_frontmatter" not in asked.text
 
 
 def test_an_agents_name_cannot_break_the_question_into_lines_of_its_own() -> None:
