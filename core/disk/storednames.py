@@ -77,3 +77,39 @@ def _folder_fd(root_real: str, folder: str) -> int:
         return vault_fd(root_real)
     with locate(root_real, folder) as loc:
         return loc.open(os.O_RDONLY | _DIRECTORY)
+
+
+def stored_root(path: str) -> str:
+    """`os.path.realpath(path)` with each level spelled as stored: a vault named `~/notes` on a disk
+    that folds case is the folder `~/Notes`, and its journal, pending changes and server lock, named
+    after the root, must be the ones every spelling finds. A level is listed only where its name in
+    another case finds the same folder (a disk that keeps case answers that at once)."""
+    real = os.path.realpath(path)
+    done = os.sep
+    for level in real.split(os.sep):
+        if not level:
+            continue
+        done = os.path.join(done, _stored_level(done, level))
+    return done
+
+
+def _stored_level(parent: str, level: str) -> str:
+    other = level.swapcase()
+    try:
+        st = os.stat(os.path.join(parent, level), follow_symlinks=False)
+        if other == level or not _same(os.path.join(parent, other), st):
+            return level  # the disk keeps case here: the name as given is the name stored
+        names = os.listdir(parent)
+    except OSError:
+        return level
+    if level in names:
+        return level
+    return next((name for name in names if _same(os.path.join(parent, name), st)), level)
+
+
+def _same(path: str, st: os.stat_result) -> bool:
+    try:
+        other = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    return (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino)

@@ -10,14 +10,15 @@ Real parts: the real server on a real socket, the real `mcp` client, the real wa
 from __future__ import annotations
 
 import os
+import subprocess
 import tempfile
 from pathlib import Path
 
 import pytest
 from foldingdisk import folding_disk
 from killed_cli import disk_events
-from mcp_testing import serving, uds_client
-from waiting import await_until
+from mcp_testing import ROOT, VAULTWATCH, serving, uds_client
+from waiting import await_until, wait_until
 
 from vaultwatch.core.review.journal import journal_for
 from vaultwatch.core.vault import Vault
@@ -65,3 +66,57 @@ async def test_an_agents_change_is_journaled_by_the_notes_stored_name(
     assert [r for r in rows if r[0] == "outside"] == [("outside", "Marker.md")], rows
     assert "Areas/Plan.md" in unreviewed, unreviewed
     assert sorted(p.name for p in (backing / "Areas").iterdir()) == ["Moved.md", "Plan.md"]
+
+
+def test_a_vault_named_in_another_case_is_the_same_vault(tmp_path: Path) -> None:
+    """`vaultwatch serve mnt/vault` while `mnt/Vault` is served: refused as the same vault's second
+    server (it started, with a second journal the person's `vaultwatch changes mnt/Vault` never reads)."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_RUNTIME_DIR": str(tmp_path / "run"),
+    }
+    (tmp_path / "run").mkdir(mode=0o700)
+    with folding_disk(tmp_path) as (backing, mounted):
+        (backing / "Vault" / "Notes").mkdir(parents=True)
+        (backing / "Vault" / "Notes" / "a.md").write_text("# A\n")
+        first_socket = tmp_path / "first.sock"
+        first = subprocess.Popen(
+            [*VAULTWATCH, "serve", str(mounted / "Vault"), "--socket", str(first_socket)],
+            env=env,
+            cwd=tmp_path,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            wait_until(lambda: first_socket.exists() or first.poll() is not None, what="the first server's socket")
+            assert first.poll() is None, first.stderr.read() if first.stderr else ""
+            second_socket = tmp_path / "second.sock"
+            second = subprocess.Popen(
+                [*VAULTWATCH, "serve", str(mounted / "vault"), "--socket", str(second_socket)],
+                env=env,
+                cwd=tmp_path,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            try:
+                wait_until(lambda: second.poll() is not None or second_socket.exists(), what="the second server")
+                served = second.poll() is None
+            finally:
+                if second.poll() is None:
+                    second.terminate()
+                said = second.communicate(timeout=30)[1]
+        finally:
+            first.terminate()
+            first.wait(30)
+        assert not served and "already serves" in said, said
+        changes = subprocess.run(
+            [*VAULTWATCH, "changes", str(mounted / "vault")], env=env, cwd=tmp_path, capture_output=True, text=True
+        )
+    assert changes.returncode == 0, changes.stderr
+    journals = sorted(p.name for p in (tmp_path / "state" / "vaultwatch" / "journal").glob("*.sqlite3"))
+    assert len(journals) == 1 and journals[0].startswith("Vault-"), journals

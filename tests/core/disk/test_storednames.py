@@ -8,7 +8,7 @@ from pathlib import Path
 
 from foldingdisk import folding_disk
 
-from vaultwatch.core.disk.storednames import stored
+from vaultwatch.core.disk.storednames import stored, stored_root
 
 
 def nothing_indexed(path: str) -> bool:
@@ -44,3 +44,14 @@ def test_on_a_disk_that_keeps_case_every_path_is_its_own(tmp_path: Path) -> None
     assert stored(root, "notes/Plan.md", nothing_indexed) == "notes/Plan.md"
     assert stored(root, "Notes/Plan.md", nothing_indexed) == "Notes/Plan.md"
     assert stored(root, "Gone/x.md", nothing_indexed) == "Gone/x.md"
+
+
+def test_a_vaults_root_is_spelled_as_stored(tmp_path: Path) -> None:
+    with folding_disk(tmp_path) as (backing, mounted):
+        (backing / "My Vault" / "Notes").mkdir(parents=True)
+        real = os.path.realpath(mounted)
+        assert stored_root(str(mounted / "my vault")) == os.path.join(real, "My Vault")
+        assert stored_root(str(mounted / "MY VAULT" / "notes")) == os.path.join(real, "My Vault", "Notes")
+    (tmp_path / "Kept").mkdir()
+    assert stored_root(str(tmp_path / "Kept")) == os.path.join(os.path.realpath(tmp_path), "Kept")
+    assert stored_root(str(tmp_path / "kept")) == os.path.join(os.path.realpath(tmp_path), "kept")  # no such folder
