@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from vaultwatch.core import settings
 from vaultwatch.core.clock import Clock, SystemClock
 from vaultwatch.core.disk.paths import normalize, to_disk
+from vaultwatch.core.disk.storednames import stored_root
 from vaultwatch.core.errors import JournalUnavailable, NotFoundError, QueryError, VaultError
 from vaultwatch.core.events import DocumentsChanged, Event, EventBus, IndexProblem, IndexProgress, IndexReady
 from vaultwatch.core.index.ignore import IgnoreRules
@@ -60,7 +61,7 @@ class Vault:
         self.root = os.path.abspath(os.fspath(root))
         if not os.path.isdir(self.root):
             raise VaultError(f"vault folder not found: {self.root!r} is not a directory; pass an existing folder")
-        self.root_real = os.path.realpath(self.root)
+        self.root_real = stored_root(self.root)  # its realpath, spelled as the disk stores it
         self.clock: Clock = clock or SystemClock()
         self.bus = bus or EventBus()
         self.foreground = Foreground()  # a person's input goes before agents' calls (see core.live.foreground)

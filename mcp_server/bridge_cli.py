@@ -53,7 +53,9 @@ def _vault_root(path: str | None) -> str:
         from vaultwatch.core.vault import demo_vault_path  # only for the demo default (it loads the index's modules)
 
         path = str(demo_vault_path())
-    root = os.path.realpath(path)
+    from vaultwatch.core.disk.storednames import stored_root  # noqa: PLC0415  (a bridge's start imports no more)
+
+    root = stored_root(path)
     if not os.path.isdir(root):
         raise ValueError(f"vault folder not found: {root!r} is not a directory; pass an existing folder")
     return root

@@ -14,6 +14,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
+from vaultwatch.core.disk.storednames import stored_root
 from vaultwatch.core.vault import Vault, demo_vault_path
 
 from .commandline import CommandLine
@@ -39,7 +40,7 @@ def _err(message: str) -> int:
 
 
 def _vault_root(path: str | None) -> str:
-    root = os.path.realpath(path or str(demo_vault_path()))
+    root = stored_root(path or str(demo_vault_path()))
     if not os.path.isdir(root):
         raise ValueError(f"vault folder not found: {root!r} is not a directory; pass an existing folder")
     return root

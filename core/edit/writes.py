@@ -60,6 +60,7 @@ from vaultwatch.core import platform
 from vaultwatch.core.disk.names import check_linkable_name, check_new_name, link_breaking
 from vaultwatch.core.disk.paths import is_hidden, normalize
 from vaultwatch.core.disk.safeio import Loc, locate, open_at, remove_created
+from vaultwatch.core.disk.storednames import stored
 from vaultwatch.core.disk.walk import fwalk
 from vaultwatch.core.edit import effects as fx
 from vaultwatch.core.edit import fmedit, pieces
@@ -658,8 +659,8 @@ class Writer:
         rewritten atomically under its own lock; links that were ambiguous are left alone and
         reported in `warnings`.
         """
-        src_rel = normalize(src, what="source path")
-        dst_rel = normalize(dst, what="destination path")
+        src_rel = self._stored(normalize(src, what="source path"))
+        dst_rel = self._stored(normalize(dst, what="destination path"), last=False)
         # the rules that refuse outright answer first, by the paths as named and again by their real
         # ones, before "not found", "destination exists" or an etag check tell what a kept folder holds
         _journal.refuse_first(fx.moved(src_rel, dst_rel))
@@ -925,7 +926,7 @@ class Writer:
         `permanent=True` deletes instead, and only when `confirm_path` repeats `path` exactly;
         a folder is deleted permanently only when empty.
         """
-        rel = normalize(path)
+        rel = self._stored(normalize(path))
         # the rules that refuse outright answer before "not found" or an etag check (see write)
         _journal.refuse_first(fx.deleted(rel, rel, permanent=permanent))
         if permanent and confirm_path != path:
@@ -1277,7 +1278,7 @@ class Writer:
         """(files, folders) under the folder at `rel` that a rename or delete of it now would carry
         along, by their real paths, moving nothing (none for a file): for a folder's change that waits
         for the person, whose folder may hold notes since that they never saw."""
-        loc, _st, kind = self._existing(normalize(rel, what="path"))
+        loc, _st, kind = self._existing(self._stored(normalize(rel, what="path")))
         with loc:
             if kind != FOLDER:
                 return [], []
@@ -1287,8 +1288,8 @@ class Writer:
         """What renaming `src` to `dst` now would move (old path -> new path) and which notes it
         would rewrite links in, over the loaded index, moving nothing (for the views of a waiting
         rename: its link rewrites, the links it would leave pointing at nothing)."""
-        src_rel = normalize(src, what="source path")
-        dst_rel = normalize(dst, what="destination path")
+        src_rel = self._stored(normalize(src, what="source path"))
+        dst_rel = self._stored(normalize(dst, what="destination path"), last=False)
         sloc, _st, kind = self._existing(src_rel)
         with sloc:
             src_rel = sloc.canon
@@ -1433,6 +1434,14 @@ class Writer:
                 raise PathError(f"{rel!r} goes through a symlink loop; name it by its real path") from None
             raise os_error(exc, rel, "was not changed") from None
 
+    def _stored(self, rel: str, *, last: bool = True) -> str:
+        """`rel` with the levels that exist spelled as the disk stores them (core.disk.storednames):
+        on a disk that folds case `notes/plan.md` is `Notes/Plan.md`, and the rules, the journal, the
+        note's lock and the watcher must all name the change by that one path. `last` False: a
+        rename's new name, kept as given."""
+        snap = self.vault.snapshot
+        return stored(self.vault.root_real, rel, lambda p: snap.get(p) is not None, last=last)
+
     def _spelling(self, rel: str, canon_parent: str) -> str:
         """The path to answer with: a path spelled through a folder link that read does not
         accept (a link to the root, or to a folder listed at its real path) becomes the real
@@ -1471,7 +1480,7 @@ class Writer:
                 check_linkable_name(part)
 
     def _target(self, path: str, *, allow_attachment: bool = False) -> _Target:
-        rel = normalize(path)
+        rel = self._stored(normalize(path))
         name = rel.rsplit("/", 1)[-1]
         kind = self.vault.config.kind_of(name)
         if kind != NOTE:

@@ -12,7 +12,9 @@ core.review.rulereach's one reading: `X`, `X/` and `X/**` cover the folder `X` i
 deleting `X` changes everything under it) and all in it, a rule asking for approval covers what is
 inside any folder it matches, and `[...]` matches a real folder name with brackets too. A rule
 `"none"` grants, so it reaches into folders only when it names them. Rules and paths are compared
-in the vault's `PathForm` (NFC, and case folded where the file system folds it).
+in the vault's `PathForm` (NFC, and case folded where the file system folds it); a rule that
+restricts covers a path in any case too, since one folder of the vault may sit on a disk that folds
+case where its root does not (rulereach.loosely).
 
 Modes: "writes": every effect on a covered path waits; "deletes": a file leaving a covered path
 waits: deleted, or moved to where no rule protects it from deletion (moving it out and then
@@ -43,12 +45,16 @@ class Rule:
     pattern: str
     mode: str
 
-    def covers(self, path: str, form: PathForm, *, plainly: bool = False) -> bool:
+    def covers(self, path: str, form: PathForm, *, plainly: bool = False, any_spelling: bool = False) -> bool:
         """Whether the rule covers `path`; `plainly`: read as the person plainly meant it
-        (rulereach.plain: backslashes as slashes), when it is spelled otherwise."""
+        (rulereach.plain: backslashes as slashes), when it is spelled otherwise; `any_spelling`: a
+        "none" rule too covers the path in any case (rulereach.loosely), as a restricting rule always does."""
         pattern = (rulereach.plain(self.pattern) or self.pattern) if plainly else self.pattern
         # "none" is the one mode that lets agents do more than the mode around it
-        return rulereach.covers(form.key(pattern), form.key(path), grants=self.mode == "none")
+        grants = self.mode == "none"
+        return rulereach.covers(
+            form.key(pattern), form.key(path), grants=grants, any_spelling=any_spelling or not grants
+        )
 
     def describe(self) -> str:
         return f'rule "{self.pattern}" = "{self.mode}"'
@@ -118,11 +124,22 @@ class Policy:
                 return meant
         return found
 
-    def _first(self, path: str, form: PathForm, *, plainly: bool) -> tuple[str, Rule | None]:
+    def _first(
+        self, path: str, form: PathForm, *, plainly: bool, any_spelling: bool = False
+    ) -> tuple[str, Rule | None]:
         for rule in self.rules:
-            if rule.covers(path, form, plainly=plainly):
+            if rule.covers(path, form, plainly=plainly, any_spelling=any_spelling):
                 return rule.mode, rule
         return self.mode, None
+
+    def _may_be_unprotected(self, dest: str, form: PathForm) -> bool:
+        """Whether a move's destination may be where nothing protects a file from deletion: its mode
+        is "none" as written, or a "none" rule covers it in another spelling of its names (a folder on a
+        disk that folds case finds `Open` as `open`: rulereach.loosely)."""
+        if self.mode_for(dest, form)[0] == "none":
+            return True
+        readings = (False, True) if self._spelled_otherwise else (False,)
+        return any(self._first(dest, form, plainly=p, any_spelling=True)[0] == "none" for p in readings)
 
     def refusal(self, paths: Iterable[str], form: PathForm) -> str | None:
         """Why a folder rule refuses every agent's change to one of `paths` (every path the change
@@ -154,7 +171,7 @@ class Policy:
         if effect.change == DELETE:
             return True
         if effect.change == MOVE_FROM:  # leaving delete protection is a delete from here
-            return effect.dest is None or self.mode_for(effect.dest, form)[0] == "none"
+            return effect.dest is None or self._may_be_unprotected(effect.dest, form)
         return False
 
 

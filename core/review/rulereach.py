@@ -28,7 +28,12 @@ vault's root, and read so that it never covers less than the person wrote:
   grants more. Either way the person is told (core.review.rulespelling).
 
 Both sides are compared as given: the caller puts them in the vault's form first (NFC, case
-folded where its file system folds case: `PathForm.key`).
+folded where its file system folds case: `PathForm.key`). The vault's form is probed at its root,
+yet one of its folders may sit on a disk that folds case (an ext4 casefold folder, a vfat, exFAT or
+NTFS mount, a Windows share), where `Secret`, `secret` and `Secret.` name one folder; the path a
+change names keeps the spelling the agent typed. So a rule that restricts also covers a path read
+`loosely` (each level case folded, trailing dots and spaces dropped), never less than it names
+wherever a folder lies; a rule that grants covers only the spelling it names, never more.
 """
 
 from __future__ import annotations
@@ -74,9 +79,28 @@ def readings(pattern: str, *, grants: bool = False) -> tuple[str, ...]:
     return (pattern,) if meant is None else (pattern, meant)
 
 
-def covers(pattern: str, path: str, *, grants: bool = False) -> bool:
+def loosely(path: str) -> str:
+    """`path` as a disk that folds case and drops trailing dots and spaces (Windows, vfat) finds it:
+    each level case folded and so trimmed (a level that would be left empty stays as it is)."""
+    return "/".join(level.rstrip(". ") or level for level in path.casefold().split("/"))
+
+
+def covers(pattern: str, path: str, *, grants: bool = False, any_spelling: bool | None = None) -> bool:
     """Whether the rule `pattern` covers the vault-relative `path` (see module doc). `grants`: the
-    rule lets agents do more (a `write` list, a folder rule `"none"`) rather than less."""
+    rule lets agents do more (a `write` list, a folder rule `"none"`) rather than less.
+    `any_spelling`: also cover the path as a disk folding case finds it (`loosely`); by default a
+    restricting rule does and a granting one does not."""
+    if _covers(pattern, path, grants):
+        return True
+    if any_spelling is None:
+        any_spelling = not grants
+    if not any_spelling:
+        return False
+    loose_pattern, loose_path = loosely(pattern), loosely(path)
+    return (loose_pattern, loose_path) != (pattern, path) and _covers(loose_pattern, loose_path, grants)
+
+
+def _covers(pattern: str, path: str, grants: bool) -> bool:
     stem, reach = _reading(pattern, grants)
     readings = (True, False) if "[" in stem else (True,)
     for classes in readings:
@@ -91,4 +115,4 @@ def covers(pattern: str, path: str, *, grants: bool = False) -> bool:
     return False
 
 
-__all__ = ["covers", "plain", "readings"]
+__all__ = ["covers", "loosely", "plain", "readings"]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from vaultwatch.core import settings
 from vaultwatch.core.about import version
 from vaultwatch.core.clock import Clock, SystemClock, parse_as_of
+from vaultwatch.core.disk.storednames import stored_root
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.query.listing import SORTS, Query, pairs
 from vaultwatch.core.serialize import entry_json
@@ -286,11 +287,10 @@ def _remote_search(args: argparse.Namespace) -> dict | None:
     """The answer of the vaultwatch already serving this vault, or None (then search here)."""
     if args.local or args.no_recursive or getattr(args, "as_of", None) or getattr(args, "okf", "auto") != "auto":
         return None  # options the running server does not take per call
-    import os
 
     from vaultwatch.mcp_server.remote import RemoteError, call_tool
 
-    root = os.path.realpath(args.vault or default_vault())
+    root = stored_root(args.vault or default_vault())
     try:
         return call_tool(root, "search", _search_args(args))
     except RemoteError as exc:
@@ -414,11 +414,9 @@ def cmd_similar(args: argparse.Namespace) -> int:
     if args.folder is not None:
         call["folder"] = args.folder
     if not args.local and not getattr(args, "as_of", None) and getattr(args, "okf", "auto") == "auto":
-        import os
-
         from vaultwatch.mcp_server.remote import RemoteError, call_tool
 
-        root = os.path.realpath(args.vault or str(demo_vault_path()))
+        root = stored_root(args.vault or str(demo_vault_path()))
         try:
             remote = call_tool(root, "similar", call)
         except RemoteError as exc:

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from vaultwatch.core.disk.storednames import stored_root
 from vaultwatch.core.edit.effects import cautions, in_words, read_as
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import approval, pending, sessionids
@@ -242,12 +243,11 @@ def _at_server(args: argparse.Namespace, request: dict) -> dict | None:
     """The answer of the vaultwatch serving the vault, which decides in its own process (its live
     index, its journal and the agent's session see the change at once); None when none serves it
     (then the decision is made here)."""
-    import os  # noqa: PLC0415
 
     from vaultwatch.mcp_server.remote import person_decides  # noqa: PLC0415
     from vaultwatch.tui.commands.cli import default_vault  # noqa: PLC0415  (cli imports this module)
 
-    root = os.path.realpath(args.vault or default_vault())
+    root = stored_root(args.vault or default_vault())
     answer = person_decides(root, {**request, "store": pending.pending_path(root)})
     if answer is None or answer["ok"]:
         return answer

@@ -29,8 +29,11 @@ def test_paths_and_rules_are_compared_in_nfc_and_in_the_file_systems_case():
     nfd, nfc = unicodedata.normalize("NFD", "Privé"), unicodedata.normalize("NFC", "Privé")
     rule = Rule(f"{nfc}/**", "writes")
     assert rule.covers(f"{nfd}/a.md", PLAIN) and Rule(f"{nfd}/**", "writes").covers(f"{nfc}/a.md", PLAIN)
-    assert not Rule("Private/**", "writes").covers("PRIVATE/a.md", PLAIN)
-    assert Rule("Private/**", "writes").covers("PRIVATE/a.md", PathForm(True))
+    # a rule that restricts holds every case (a folder may sit on a disk that folds case where the
+    # vault's root does not); a "none" rule grants only the case it names, unless the disk folds it
+    assert Rule("Private/**", "writes").covers("PRIVATE/a.md", PLAIN)
+    assert not Rule("Private/**", "none").covers("PRIVATE/a.md", PLAIN)
+    assert Rule("Private/**", "none").covers("PRIVATE/a.md", PathForm(True))
 
 
 def test_the_vaults_case_rule_is_probed_on_its_own_file_system(tmp_path: Path):
@@ -83,6 +86,16 @@ def test_the_rule_that_asks_for_a_folder_rename_says_the_move_in_words():
     assert decision.why == 'rule "Daily/**" = "writes" covers the change, which moves Daily → Inbox/Daily'
     assert fx.what_moves(effects.effects) == "the folder Daily and the 2 files in it move"
     assert fx.what_moves(fx.moved("a.md", "b.md").effects) == "the note moves"
+
+
+@pytest.mark.parametrize("open_as", ["Shared/Open/k.md", "Shared/open/k.md", "Shared/OPEN./k.md"])
+def test_a_move_into_a_none_folder_in_any_spelling_leaves_delete_protection(open_as):
+    """On a disk that folds case (and a Windows share's trailing dots), `Shared/open` is the "none"
+    folder `Shared/Open`: moving a protected note there waits, as the plain spelling does, or the
+    agent could move it there and then delete it, spelled as it is, unasked."""
+    policy = Policy("none", [Rule("Shared/Open/**", "none"), Rule("Shared/**", "deletes")])
+    assert policy.decide(fx.moved("Shared/Keep/k.md", open_as), AGENT, PLAIN).needs_approval
+    assert not policy.decide(fx.moved("Shared/Keep/k.md", "Shared/Other/k.md"), AGENT, PLAIN).needs_approval
 
 
 def test_a_decision_by_an_agents_own_mode_names_that_agents_rule():

@@ -54,3 +54,29 @@ def test_a_grant_covers_what_it_names(pattern: str, path: str, granted: bool) ->
 def test_a_rule_never_covers_a_neighbour() -> None:
     assert not covers("Money", "Moneyx/a.md") and not covers("Money/", "Mone")
     assert not covers("Finance [2024]/**", "Finance [2024]x/b.md")
+
+
+@pytest.mark.parametrize(
+    "pattern, path",
+    [
+        ("Shared/Secret/**", "Shared/secret/a.md"),
+        ("Shared/Secret/**", "SHARED/SECRET"),
+        ("Shared/Secret/**", "Shared/Secret./a.md"),  # a Windows share and vfat drop trailing dots
+        ("Shared/Secret/**", "Shared/Secret /a.md"),  # and a Windows share trailing spaces
+        ("Shared/secret", "Shared/Secret/a.md"),
+        ("[S]ecret/*.md", "secret/a.MD"),
+        ("Private/**", "PRIVATE/a.md"),
+    ],
+)
+def test_a_restricting_rule_covers_every_spelling_a_folding_disk_finds(pattern: str, path: str) -> None:
+    """One folder of a vault may sit on a disk that folds case where the vault's root does not: there
+    `Shared/secret` is `Shared/Secret`, so a rule that restricts covers it; a grant does not."""
+    assert covers(pattern, path)
+    assert not covers(pattern, path, grants=True)
+    assert covers(pattern, path, grants=True, any_spelling=True)
+
+
+def test_a_loose_reading_still_never_covers_a_neighbour() -> None:
+    assert not covers("Shared/Secret/**", "Shared/Secrets/a.md")
+    assert not covers("Shared/Secret/**", "Shared/Secret.d/a.md")
+    assert not covers("Money", "moneyx/a.md")
