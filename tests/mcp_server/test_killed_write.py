@@ -328,14 +328,14 @@ def test_a_watching_process_takes_a_killed_creates_new_folders_for_its_own(place
         while "Deep/er/New.md" not in vault.snapshot.by_path and time.monotonic() < deadline:
             time.sleep(0.02)
         assert "Deep/er/New.md" in vault.snapshot.by_path
-        time.sleep(0.5)  # the folders' own events, if they come apart from the note's
+        assert vault.wait_for_pending_writes(30)  # the folders' own events, if they come apart from the note's
         assert journal.changes(kinds=("outside",)) == []  # the writer lives on, paused: no row yet
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(30)
         deadline = time.monotonic() + 30
         while journal.open_intents() and time.monotonic() < deadline:
             time.sleep(0.05)
-        time.sleep(0.2)
+        assert vault.wait_for_pending_writes(30)  # what the finishing of the write did on disk
         rows = journal.changes()
         assert [(c.kind, c.operation, c.agent) for c in rows] == [("change", "write", "sneaky")], rows
     finally:
@@ -361,7 +361,10 @@ def test_a_watching_process_finishes_a_killed_create_that_never_landed_without_a
         while (journal.open_intents() or (root / "Deep").exists()) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not (root / "Deep").exists()
-        time.sleep(1.5)  # the removal's own disk events, and any recheck
+        # the removal's own disk events, then any recheck of an outside row they made: at once,
+        # as a process about to stop does, rather than after the journal's timer
+        assert vault.wait_for_pending_writes(30)
+        journal.recheck_now()
         assert journal.changes() == []
     finally:
         vault.stop()

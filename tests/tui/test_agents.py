@@ -100,11 +100,18 @@ async def test_each_connected_agent_shows_the_persons_rule_for_it(tui_demo: Path
             assert "reader/1.0 (read-only)" in shown and "scribe/1.0 (writes Inbox/**)" in shown, shown
 
 
-async def test_the_tui_shows_the_settings_file_as_it_is_now(tui_demo: Path, socket_path: str, tmp_path: Path) -> None:
+async def test_the_tui_shows_the_settings_file_as_it_is_now(
+    tui_demo: Path, socket_path: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The person edits the settings file while the TUI runs and no agent writes: the status line's
     approval mode and each agent's rule in the activity panel follow it (read by the gate, the one
     core function every decision uses), and a file that no longer parses says so there."""
     from vaultwatch.core.review import approval
+    from vaultwatch.tui.flows import review
+
+    # what the TUI shows on its look at the file is checked here, not how often it looks: each edit
+    # below would otherwise wait out most of a look's interval
+    monkeypatch.setattr(review, "RULES_LOOK_S", 0.1)
 
     settings = tmp_path / "settings.toml"
     vault = open_loaded(tui_demo)

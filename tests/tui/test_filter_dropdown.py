@@ -6,9 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input, OptionList
 
 from vaultwatch.tui.idle import settle
+
+# the dropdown fills from its own worker: the preview's and the counts' pauses after each change of
+# the filter's text are not what these tests look at, and settling waits them out after every word
+pytestmark = pytest.mark.usefixtures("no_typing_pauses")
 
 
 async def typed(app, pilot, text: str) -> None:

@@ -67,7 +67,11 @@ async def test_a_cli_revert_of_an_agents_delete_while_the_tui_runs_is_no_outside
         assert code == 0, err
         assert (tui_demo / NOTE).read_bytes() == before
         await await_until(lambda: any(c.kind == "revert" for c in screen.rows))
-        await asyncio.sleep(1.5)  # past the journal's second look at disk events (RECHECK_S)
+        # every disk event of the revert applied, then the journal's second look at any outside row
+        # they made, at once rather than after its timer (as a process about to stop has it done)
+        assert await asyncio.to_thread(vault.wait_for_pending_writes, TIMEOUT)
+        journal.recheck_now()
+        await settle(app)
         kinds = [c.kind for c in journal.changes()]
         assert kinds == ["revert", "change"], [(c.kind, c.path, c.summary) for c in journal.changes()]
         assert [c.kind for c in screen.rows] == ["revert", "change"]

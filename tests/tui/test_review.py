@@ -361,7 +361,11 @@ async def test_a_cli_revert_while_the_tui_runs_shows_as_the_journaled_revert(tui
         assert (tui_demo / NOTE).read_bytes() == before
         # the TUI's watcher sees the file change: the view lists the CLI's journaled revert
         await await_until(lambda: screen.rows and screen.rows[0].kind == "revert")
-        await asyncio.sleep(1.5)  # past the journal's second look at disk events (RECHECK_S)
+        # every disk event of the revert applied, then the journal's second look at any outside row
+        # they made, at once rather than after its timer (as a process about to stop has it done)
+        assert await asyncio.to_thread(vault.wait_for_pending_writes, TIMEOUT)
+        journal_for(vault).recheck_now()
+        await settle(app)
         kinds = [c.kind for c in journal_for(vault).changes()]
         assert kinds == ["revert", "change"], kinds  # no "changed outside" row for it
         assert [c.kind for c in screen.rows] == ["revert", "change"]

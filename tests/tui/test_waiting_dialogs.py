@@ -22,6 +22,7 @@ from vaultwatch.mcp_server.locations import default_socket_path
 from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
 from vaultwatch.tui.flows.review import ApprovalScreen, ConfirmScreen
+from vaultwatch.tui.screens import pending as pending_screen
 from vaultwatch.tui.screens.pending import PendingScreen
 from vaultwatch.tui.widgets.diffview import DiffView, plain
 
@@ -99,6 +100,8 @@ def title(screen: PendingScreen) -> str:
 async def test_the_pending_screen_follows_an_approval_made_elsewhere_and_d_declines_with_a_reason(
     tui_demo: Path, socket_path: str, monkeypatch: pytest.MonkeyPatch
 ):
+    # what the pending screen says on its look at the store is checked here, not how often it looks
+    monkeypatch.setattr(pending_screen, "STORE_LOOK_S", 0.1)
     first = propose(tui_demo, "# Atlas\nrewritten by the bot\n")
     second = propose(tui_demo, "# Atlas\nanother idea\n")
     # the vault's own socket, where `vaultwatch approve` finds the app serving it
