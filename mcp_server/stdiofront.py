@@ -53,7 +53,8 @@ library only:
   only wakes the front's reader, so it takes no lock the interrupted thread may hold; a second
   such signal finds the default action again and ends the process at once. An answer the client
   takes none of for STOPPED_WRITE_WAIT_S after the signal is dropped (the client stopped reading),
-  so the call that owes it ends and the exit goes on.
+  so the call that owes it ends and the exit goes on; the answers after it that find no room are
+  dropped at once, so the exit waits that long once, not once per answer.
 - The front writes the SDK's lines (`_Out`): the placeholders of JSON the server's fast path parked
   for this line (a listing's cached rows and text, splice.LineParking) are filled as it leaves, and
   the line is written at once while the pipe has room (the descriptor is made non-blocking at the
@@ -256,6 +257,9 @@ class StdioFront:
         # a pipe or socket (never a terminal's: the shell shares it) is written without blocking, so a
         # line waits in poll, where a stop signal can end the wait (`_write_all`)
         self._nonblocking = _nonblocking_wire(self._out)
+        # a line was given up after a stop signal while the client took nothing: the lines after it
+        # are given up at once, or each would wait its own STOPPED_WRITE_WAIT_S and the exit with them
+        self._given_up = False
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
@@ -320,13 +324,15 @@ class StdioFront:
                     waiting.register(self._out, select.POLLOUT)
                 if waiting.poll(100):
                     continue
-                if self.stopped_by is not None and time.monotonic() - since >= STOPPED_WRITE_WAIT_S:
+                if self.stopped_by is not None and (self._given_up or time.monotonic() - since >= STOPPED_WRITE_WAIT_S):
+                    self._given_up = True
                     return  # the process is leaving and the client reads no more
                 continue
             except OSError:
                 return  # the client went away; stdin's end stops the server
             view = view[n:]
             since = time.monotonic()
+            self._given_up = False  # it reads again
 
     def _write_now(self, data: bytes) -> tuple[memoryview, bool] | None:
         """Write what the pipe takes now without waiting: None when all of `data` went out, else the rest

@@ -26,6 +26,7 @@ from test_outside_edits_at_exit import assert_the_move_is_one_outside_row, journ
 from test_stdio_front import INIT, INITIALIZED, PING
 
 from vaultwatch.mcp_server.cli import CALLS_END_WAIT
+from vaultwatch.mcp_server.stdiofront import STOPPED_WRITE_WAIT_S
 
 __all__ = ["place"]  # the fixture, used here
 
@@ -126,15 +127,15 @@ def test_sigterm_during_a_write_the_front_answers_leaves_the_note_whole(place) -
     assert [(r["kind"], r["paths"]) for r in rows] == ([("change", ["Notes/keep.md"])] if after == new else []), rows
 
 
-def big_reads(root: Path, lines: Lines, *, sdk: bool) -> None:
-    """Five reads of a big note sent in one write, the first answered: the others' answers (about 60 KB
-    each) are more than the pipe holds while the client reads none. Taken together, so once the first
+def big_reads(root: Path, lines: Lines, *, sdk: bool, count: int = 5) -> None:
+    """`count` reads of a big note sent in one write, the first answered: the others' answers (about 60
+    KB each) are more than the pipe holds while the client reads none. Taken together, so once the first
     is answered the others are the front's (with `sdk`, the session is the SDK's first: a ping)."""
     (root / "Notes" / "big.md").write_text("# big\n" + "a line of the big note\n" * 20_000)
     if sdk:
         lines.send(PING)
         lines.until("ping")
-    lines.send(*(call(3 + i, {"path": "Notes/big.md"}, name="read") for i in range(5)))
+    lines.send(*(call(3 + i, {"path": "Notes/big.md"}, name="read") for i in range(count)))
     lines.until(3)
 
 
@@ -169,6 +170,24 @@ def test_a_client_that_stopped_reading_does_not_hold_the_exit(place, sdk: bool) 
         big_reads(root, watched(proc, sdk=False), sdk=sdk)
         proc.send_signal(signal.SIGTERM)
         err = stderr_until_exit(proc, CALLS_END_WAIT / 2)  # stdout is never read again
+        assert proc.returncode == 0 and "vaultwatch: stopped" in err, (proc.returncode, err)
+    finally:
+        proc.kill()
+        proc.wait()
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            pipe.close()
+
+
+@pytest.mark.timing
+def test_a_client_that_stopped_reading_holds_the_exit_once_not_once_per_answer(place) -> None:
+    """The answers that find no room after the first one was given up are given up at once: the exit
+    waits STOPPED_WRITE_WAIT_S once, not once for each of the ten answers the client never takes."""
+    root, env = place
+    proc = spawn(root, env)
+    try:
+        big_reads(root, watched(proc, sdk=False), sdk=False, count=10)
+        proc.send_signal(signal.SIGTERM)
+        err = stderr_until_exit(proc, 3 * STOPPED_WRITE_WAIT_S + 2)  # one wait, with room for a slow machine
         assert proc.returncode == 0 and "vaultwatch: stopped" in err, (proc.returncode, err)
     finally:
         proc.kill()
