@@ -18,6 +18,7 @@ listing, beneath the vault's descriptor (core.disk.safeio: nothing outside the v
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
 
 from vaultwatch.core.disk.safeio import locate, vault_fd
@@ -43,28 +44,33 @@ def stored(root_real: str, rel: str, known: Callable[[str], bool], *, last: bool
         found = _stored_name("/".join(done), level, root_real)
         if found is None:  # not there (or not to be looked at): the rest is new
             return "/".join((*done, *levels[i:]))
-        done.append(found)
+        name, link = found
+        done.append(name)
+        if link:  # what lies beyond a link is its target's: the operation's own walk resolves it
+            return "/".join((*done, *levels[i + 1 :]))
     return "/".join((*done, *levels[fixed:]))
 
 
-def _stored_name(folder: str, name: str, root_real: str) -> str | None:
-    """The name stored in the vault folder `folder` for the entry `name` finds there, or None."""
+def _stored_name(folder: str, name: str, root_real: str) -> tuple[str, bool] | None:
+    """The name stored in the vault folder `folder` for the entry `name` finds there, and whether
+    that entry is a symbolic link, or None."""
     try:
         fd = _folder_fd(root_real, folder)
     except (OSError, VaultError):
         return None
     try:
         st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        link = stat.S_ISLNK(st.st_mode)
         names = os.listdir(fd)
         if name in names:
-            return name
+            return name, link
         for other in names:
             try:
                 ost = os.stat(other, dir_fd=fd, follow_symlinks=False)
             except OSError:
                 continue
             if (ost.st_dev, ost.st_ino) == (st.st_dev, st.st_ino):
-                return other
+                return other, link
         return None
     except OSError:
         return None

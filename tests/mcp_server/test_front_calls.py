@@ -326,7 +326,7 @@ async def test_a_write_the_front_hands_over_asks_the_person_through_the_client(d
         assert not done.is_error, done.content[0].text
     assert (demo_vault / "Inbox" / "asked.md").read_text(encoding="utf-8") == "# asked\n"
     [asked] = seen
-    assert "create Inbox/asked.md" in asked, asked
+    assert "  creates Inbox/asked.md" in asked.splitlines(), asked  # the effect, in the dialog's words
     assert int(counts.read_text()) == 0  # the read came before the SDK; the write was the SDK's
 
 
