@@ -854,7 +854,9 @@ class ApprovalGate:
             # it, and only with the whole change in the question (else the change waits, pending)
             not_asked = self.client_may_not_ask(asker, now)
             if not not_asked:
-                asked = question(effects, old, new, decision.why, agent=caller.agent, relinks=relinks)
+                asked = question(
+                    effects, old, new, decision.why, agent=caller.agent, relinks=relinks, operation=operation
+                )
                 not_asked = asked.why_not
                 if asked.text is not None:
                     approved, reason = caller.ask(

@@ -145,8 +145,10 @@ def question(
     *,
     agent: str | None = None,
     relinks: Callable[[], Iterable[tuple[str, bytes, bytes]]] | None = None,
+    operation: str | None = None,
 ) -> Question:
     """The whole change as one question to the person, or why it cannot be one (see module doc).
+    `operation`: what the agent asked for (the effects of a frontmatter update are a note's write).
     `relinks`: a rename's link rewrites (each note's real path after the move, its bytes before and
     after), asked for only once every effect fits: every hunk of each is shown, as the note's are."""
     out = _Text()
@@ -157,7 +159,8 @@ def question(
     shown = read_as(effects.effects)
     count = len(shown)
     try:
-        asked = doing(effects.operation, shown[0].path, shown[0].dest) if shown else effects.operation
+        op = operation or effects.operation
+        asked = doing(op, shown[0].path, shown[0].dest) if shown else op
         out.add(f"{who} asks to {visible(asked, keep_tab=False)}; approval is needed: {visible(why, keep_tab=False)}.")
         out.add(f"It touches {count} path{'s' if count != 1 else ''}:")
         for e in shown:

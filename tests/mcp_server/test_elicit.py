@@ -67,6 +67,20 @@ async def test_accept_through_the_client_applies_the_change_byte_exact(asking, m
 
 
 @MODES
+async def test_the_question_says_what_the_agent_asked_for_in_words(asking, mode) -> None:
+    """A frontmatter update is a write of the note on disk, but the person is asked about what the
+    agent asked for, in the words the TUI's dialog uses, not the tool's name or the bytes' kind."""
+    root, env = asking
+    seen: list[str] = []
+    callback = answering("accept", {"approve": False}, seen)
+    async with Client(bridged(root, env), mode=mode, elicitation_callback=callback) as client:
+        got = await client.call_tool("update_frontmatter", {"path": "Notes/plan.md", "set": {"status": "done"}})
+        assert got.is_error
+    [asked] = seen
+    assert "asks to change the properties of Notes/plan.md;" in asked.splitlines()[0], asked
+
+
+@MODES
 async def test_decline_through_the_client_changes_nothing_and_quotes_the_reason(asking, mode) -> None:
     root, env = asking
     before = tree(root)
