@@ -540,10 +540,13 @@ RULE_GLOBS = [
     "one will do), or is started with `--allow-nested`. A refused folder gets no journal (opening it in",
     "the TUI or `vaultwatch changes` makes none), so being refused never makes it a vault of its own.",
     "A folder holding a vault vaultwatch knows is refused the same way, even with a journal of its own",
-    "(the vault's rules would not apply to it from there): serve that vault, or, if you mean it,",
+    "(from there the rules would name other folders of it): serve that vault, or, if you mean it,",
     'give the folder a `[vaults."FOLDER"]` table or start it with `--allow-nested`. The refusal names',
     "the journal that makes a folder known: if that folder was served by accident, move the journal",
     "file out of the state folder (after `vaultwatch changes FOLDER`: it is that folder's history).",
+    "When the folder holding it has a journal of its own too (say the vault inside was served once",
+    "with `--allow-nested`), the refusal leads with that: it never advises serving the vault inside",
+    "while the folder around it may be the vault your rules were written for.",
 ]
 
 

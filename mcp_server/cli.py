@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # imported when first used: start-up time
     import threading
     from collections.abc import Callable
 
+    from vaultwatch.core.disk.vaultlock import VaultNested
     from vaultwatch.core.events import Event
 
     from .host import McpHost
@@ -99,7 +100,7 @@ def register(cli: CommandLine) -> None:
             )
             return _err(f"{busy}; quit it first, or let agents use that one ({reach})")
         except VaultNested as nested:
-            return _err(str(nested))
+            return _err(_nested_said(args, nested))
         except (ValueError, HostError) as exc:
             return _err(str(exc))
         except OSError as exc:
@@ -339,6 +340,15 @@ def _vault_above(args: argparse.Namespace, root: str) -> str | None:
     return refusal(root, settings_path())
 
 
+def _nested_said(args: argparse.Namespace, nested: VaultNested) -> str:
+    """The refusal for a server running above or below `nested.root`, never advising to quit it and
+    serve a folder that would then be refused too."""
+    from vaultwatch.core.review.guardenv import settings_path
+    from vaultwatch.core.review.nestedvault import server_refusal
+
+    return server_refusal(nested, settings_path(), getattr(args, "allow_nested", False))
+
+
 def server_options(args: argparse.Namespace) -> dict:
     """build_server's options from `add_server_options`' arguments; ValueError for a bad value."""
     return _server_options(args)
@@ -517,7 +527,7 @@ def _serve_stdio(args: argparse.Namespace, vault: Vault, compat: frozenset[str])
         lock.acquire(record={"kind": "stdio", "socket": None, "http": None})
     except (VaultBusy, VaultNested) as busy:
         if isinstance(busy, VaultNested):
-            message = str(busy)
+            message = _nested_said(args, busy)
         else:
             reach = f"--socket {busy.holder.socket}" if busy.holder.socket else f"--vault {vault.root_real}"
             message = f"{busy}; quit it first, or have this client run `vaultwatch bridge {reach}` instead"

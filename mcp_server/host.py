@@ -45,6 +45,7 @@ from vaultwatch.core.review import approval
 from vaultwatch.core.review.guardenv import settings_path
 from vaultwatch.core.review.idlesessions import IdleSessions
 from vaultwatch.core.review.nestedvault import refusal as nested_refusal
+from vaultwatch.core.review.nestedvault import server_refusal as nested_server_refusal
 from vaultwatch.core.vault import Vault
 
 if TYPE_CHECKING:
@@ -384,7 +385,7 @@ class McpHost:
             )
             raise HostError(f"{busy}; quit it first, or let agents use that one ({reach})") from None
         except VaultNested as nested:
-            raise HostError(str(nested)) from None
+            raise HostError(nested_server_refusal(nested, settings_path(), self.allow_nested)) from None
         except OSError as exc:
             raise HostError(f"cannot lock the vault folder {self.vault.root_real}: {exc.strerror or exc}") from None
         refused = None if self.allow_nested else nested_refusal(self.vault.root_real, settings_path())

@@ -84,6 +84,15 @@ def _vault_above(root_real: str) -> str | None:
     return refusal(root_real, settings_path())
 
 
+def _nested_said(nested: VaultNested) -> str:
+    """The refusal a headless server of `nested.root` would give with another served above or below
+    it, never advising to quit that one and serve a folder that would then be refused too."""
+    from vaultwatch.core.review.guardenv import settings_path  # noqa: PLC0415
+    from vaultwatch.core.review.nestedvault import server_refusal  # noqa: PLC0415
+
+    return server_refusal(nested, settings_path(), allow_nested=False)
+
+
 def peer(sock: socket.socket) -> tuple[int | None, int | None]:
     """(pid, uid) of the process on the other end of a connected Unix socket, when the OS tells."""
     return platform.peer_credentials(sock)
@@ -255,7 +264,7 @@ def locate(
             if spawn and now - free_since >= grace and (child is None or child.poll() is not None):
                 nested = nested_server(root_real)
                 if nested is not None:  # it would refuse to start: say why at once
-                    raise BridgeError(str(VaultNested(root_real, *nested)))
+                    raise BridgeError(_nested_said(VaultNested(root_real, *nested)))
                 above = _vault_above(root_real)
                 if above is not None:  # so would it inside a vault the person has rules for
                     raise BridgeError(above)

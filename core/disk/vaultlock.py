@@ -53,10 +53,13 @@ class VaultBusy(Exception):
 class VaultNested(Exception):
     """Another vaultwatch serves a folder holding this vault, or one inside it (see module doc)."""
 
-    def __init__(self, root: str, other: str, holder: Holder) -> None:
+    def __init__(self, root: str, other: str, holder: Holder, *, alone_refused: bool = False) -> None:
         self.root = root
         self.other = other
         self.holder = holder
+        # set by a caller that knows `root` served alone would be refused too once that server quits
+        # (core.review.nestedvault, a layer above): then quitting it is no way to serve `root`
+        self.alone_refused = alone_refused
         kind = {"tui": ", in its TUI", "headless": ", headless", "stdio": ", on stdio"}.get(
             str(holder.info.get("kind")), ""
         )
@@ -72,15 +75,28 @@ class VaultNested(Exception):
                 f"another vaultwatch ({who}) serves {other}, which holds {root}: no second server "
                 f"starts on a folder inside a served vault ({why}). Let agents use that server "
                 f"(`vaultwatch bridge --vault {other}`) and keep an agent to this folder with "
-                f'`[agents.NAME] write = ["{rel}/**"]` in settings.toml; or quit it and serve {root}'
+                f'`[agents.NAME] write = ["{rel}/**"]` in settings.toml; '
+                + (
+                    f"{root} alone is refused too, even once that server quits (it lies inside a vault of "
+                    f"yours): only if it is a vault of its own, quit that server and start {root} with "
+                    "--allow-nested"
+                    if alone_refused
+                    else f"or quit it and serve {root}"
+                )
             )
         else:
             rel = other[len(root) :].strip("/")
             said = (
                 f"another vaultwatch ({who}) serves {other}, a folder inside {root}: no server starts on "
-                f"a folder holding a served one ({why}). Quit it first (its agents can then use this "
-                f'vault\'s server, kept to that folder with `[agents.NAME] write = ["{rel}/**"]`), or '
-                f"keep serving {other} alone"
+                f"a folder holding a served one ({why}). "
+                + (
+                    f"Keep serving {other} alone: {root} holds a vault of yours, so it is refused even once "
+                    f"that server quits; only if {root} is meant as a vault with {other} in it under "
+                    f"{root}'s rules, quit that server and start {root} with --allow-nested"
+                    if alone_refused
+                    else f"Quit it first (its agents can then use this vault's server, kept to that folder "
+                    f'with `[agents.NAME] write = ["{rel}/**"]`), or keep serving {other} alone'
+                )
             )
         super().__init__(said)
 

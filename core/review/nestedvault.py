@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from vaultwatch.core.disk import mounts
 from vaultwatch.core.disk.mounts import Alias
 from vaultwatch.core.disk.vaultkeys import nesting, same_folder, vault_folder
+from vaultwatch.core.disk.vaultlock import VaultNested
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import vaultroots
 from vaultwatch.core.review.guardenv import settings_path
@@ -61,7 +62,9 @@ class Known:
     def evidence(self) -> str:
         if self.table is not None:
             return f'settings.toml has a [vaults."{self.table}"] table for it'
-        return f"vaultwatch keeps its change journal {self.journal}"
+        # a journal says only that vaultwatch served or opened the folder as a vault: no rule of the
+        # settings file names it, so none is said to be "from" it
+        return f"it was served on its own before: it has a change journal, {self.journal}"
 
     def forget(self) -> str:
         """How the person forgets this folder as a vault, if it was served by accident."""
@@ -100,9 +103,8 @@ class VaultAbove:
         else:
             instead = f"Serving {self.folder} instead is refused too: {self.parent_refused}. If"
         return (
-            f"{self.root} lies inside the vault {self.folder} ({self.known.evidence}): the settings' folder "
-            f"rules and agents' write and deny lists are paths from {self.folder}, so served from "
-            f"{self.root} they would name other folders and not apply. {instead} "
+            f"{self.root} lies inside the vault {self.folder} ({self.known.evidence}): {_READ_FROM} so served "
+            f"from {self.root} they would name other folders than served from {self.folder}. {instead} "
             f"{self.root} is a vault of its own, start it with {ALLOW_FLAG} (or give it a "
             f'[vaults."{self.root}"] table in settings.toml). If {self.folder} is no vault of yours and '
             f"was served by accident, {self.known.forget()}"
@@ -116,6 +118,8 @@ class VaultBelow:
     root: str
     known: Known
     via: tuple[Alias, ...] = ()  # the paths, through mounts, at which `root` holds `known.folder`
+    own: Known | None = None  # what shows `root` is a vault of the person's too (its journal)
+    inner_refused: str | None = None  # why serving `known.folder` itself would be refused too
 
     @property
     def folder(self) -> str:
@@ -125,13 +129,35 @@ class VaultBelow:
         return "".join(_through(alias) for alias in self.via) + self._refusal()
 
     def _refusal(self) -> str:
+        said = (
+            f"{self.root} holds the vault {self.folder} ({self.known.evidence}): {_READ_FROM} so served "
+            f"from {self.root} they would name other folders of {self.folder} than when it is served itself."
+        )
+        nested = (
+            f"you mean {self.root} to be a vault with {self.folder} in it under {self.root}'s rules, start "
+            f'it with {ALLOW_FLAG} (or give it a [vaults."{self.root}"] table in settings.toml)'
+        )
+        if self.own is not None and self.known.table is None:
+            # both were served as vaults, the one below only by a journal: serving it alone would leave
+            # the rules the person served this folder under out of reach, so undoing it leads; serving
+            # it is said only once this folder is undone, and never when that too would be refused
+            inner_alone = (
+                ""
+                if self.inner_refused is not None
+                else f" If it is {self.root} that was opened by accident instead, {self.own.forget()}, then "
+                f"serve {self.folder} itself."
+            )
+            return (
+                f"{said} If {self.folder} was served on its own by accident, make it no vault again: "
+                f"{self.known.forget()}. {self.root} then starts. Or, if {nested}.{inner_alone}"
+            )
+        if self.inner_refused is not None:
+            return (
+                f"{said} Serving {self.folder} itself is refused too: {self.inner_refused}. If {nested}. "
+                f"If {self.folder} is no vault of yours and was opened by accident, {self.known.forget()}"
+            )
         return (
-            f"{self.root} holds the vault {self.folder} ({self.known.evidence}): the settings' folder rules "
-            f"and agents' write and deny lists are paths from {self.folder}, so served from {self.root} "
-            f"they would name other folders and not apply to it (an agent could write where they say "
-            f"never). Serve {self.folder} itself; or, if you mean {self.root} to be a vault with "
-            f"{self.folder} in it under {self.root}'s rules, start it with {ALLOW_FLAG} (or give it a "
-            f'[vaults."{self.root}"] table in settings.toml). If {self.folder} is no vault of yours and '
+            f"{said} Serve {self.folder} itself; or, if {nested}. If {self.folder} is no vault of yours and "
             f"was opened by accident, {self.known.forget()}"
         )
 
@@ -159,6 +185,9 @@ class VaultElsewhere:
             f"Serve it as {self.folder} (`vaultwatch bridge --vault {self.folder}`, or `vaultwatch serve "
             f"{self.folder}`), or start this one with `{ALLOW_FLAG}` if two histories of one vault are meant."
         )
+
+
+_READ_FROM = "the settings' folder rules and agents' write and deny lists are read as paths from the folder served,"
 
 
 def _through(alias: Alias | None) -> str:
@@ -314,10 +343,11 @@ def vault_above(root_real: str, settings_file: str) -> VaultAbove | None:
     return None
 
 
-def vault_below(root_real: str, settings_file: str) -> VaultBelow | None:
+def vault_below(root_real: str, settings_file: str, *, advise: bool = True) -> VaultBelow | None:
     """A vault of the person's inside `root_real` (see module doc), or inside another path a mount
     shows it at, or shown by a mount inside it; None also when the settings file gives `root_real` a
-    table of its own (a journal of its own is no answer: it may be the accident)."""
+    table of its own (a journal of its own is no answer: it may be the accident). `advise`: also
+    find whether serving the vault inside would be refused too (for the refusal's advice)."""
     tables = _tables(settings_file)
     seen = mounts.read()
     places = _places(root_real, seen)
@@ -330,7 +360,42 @@ def vault_below(root_real: str, settings_file: str) -> VaultBelow | None:
         found = _below(place, tables, seen)
         if found is not None:
             known, how = found
-            return VaultBelow(place, known, tuple(alias for alias in (via, how) if alias is not None))
+            if how is None:
+                known = _outermost(place, known, tables)
+            aliases = tuple(alias for alias in (via, how) if alias is not None)
+            return VaultBelow(
+                place,
+                known,
+                aliases,
+                own=next((k for k in (_own(p, tables) for p, _ in places) if k is not None), None),
+                inner_refused=_inner_refused(known.folder, settings_file) if advise else None,
+            )
+    return None
+
+
+def _outermost(root_real: str, known: Known, tables: list[tuple[str, str]]) -> Known:
+    """The vault of the person's nearest `root_real` among `known` and the folders between them: the
+    one found first may be a folder inside another vault below `root_real`, and the refusal must not
+    advise serving it, where fewer of the person's rules would apply."""
+    best, folder = known, known.folder
+    while (parent := os.path.dirname(folder)) != folder and not same_folder(root_real, parent):
+        if nesting(root_real, parent) != "holds":
+            break
+        folder = parent
+        best = _own(folder, tables) or best
+    return best
+
+
+def _inner_refused(folder: str, settings_file: str) -> str | None:
+    """Why serving `folder`, a vault found inside a folder to serve, would be refused too (so the
+    refusal never advises it), in a few words, or None."""
+    if (elsewhere := vault_elsewhere(folder, settings_file)) is not None:
+        return f"it is the vault {elsewhere.folder} under another name"
+    if (above := vault_above(folder, settings_file)) is not None:
+        return f"it lies inside the vault {above.folder}"
+    # one level deeper only: the words need no more than the first reason
+    if (below := vault_below(folder, settings_file, advise=False)) is not None:
+        return f"it holds the vault {below.folder}"
     return None
 
 
@@ -343,6 +408,15 @@ def refusal(root_real: str, settings_file: str) -> str | None:
         or vault_below(root_real, settings_file)
     )
     return None if found is None else found.refusal()
+
+
+def server_refusal(nested: VaultNested, settings_file: str, allow_nested: bool) -> str:
+    """What to say when another vaultwatch serves a folder holding `nested.root`, or one inside it:
+    without the advice to quit that server and serve `nested.root` alone when that start would be
+    refused too (the folder lies inside, or holds, a vault of the person's)."""
+    if allow_nested or refusal(nested.root, settings_file) is None:
+        return str(nested)
+    return str(VaultNested(nested.root, nested.other, nested.holder, alone_refused=True))
 
 
 def journal_withheld(root_real: str) -> str | None:
@@ -369,6 +443,7 @@ __all__ = [
     "VaultElsewhere",
     "journal_withheld",
     "refusal",
+    "server_refusal",
     "vault_above",
     "vault_below",
     "vault_elsewhere",

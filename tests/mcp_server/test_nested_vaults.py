@@ -131,7 +131,8 @@ def test_a_vault_holding_a_served_folder_does_not_start(place, sock_dir: Path) -
         inner.wait(30)
     assert not first.startswith("vaultwatch: serving") and outer.returncode != 0, first
     assert f"serves {root / 'Work'}, a folder inside {root}" in stderr, stderr
-    assert "Quit it first" in stderr, stderr
+    # the folder served has a journal now: once it quits, the vault holding it is refused too
+    assert "Quit it first" not in stderr and f"Keep serving {root / 'Work'} alone" in stderr, stderr
 
 
 # With no server running above, a server on the folder read its rules from the folder itself:
@@ -163,7 +164,9 @@ async def test_a_folder_of_a_vault_with_a_journal_gets_no_server_when_none_runs_
         )
         said = await agents_write(params)
         assert said != "APPLIED", "the write into Work/Clients landed past the folder rule"
-    assert f"{work} lies inside the vault {root} (vaultwatch keeps its change journal" in said, said
+    assert f"{work} lies inside the vault {root} (it was served on its own before: it has a change journal" in said, (
+        said
+    )
     assert f"Serve {root} instead" in said and 'write = ["Work/**"]' in said, said
     assert "--allow-nested" in said and f'[vaults."{work}"]' in said, said
     assert holder(str(work)) is None
@@ -245,7 +248,7 @@ async def test_a_folder_holding_a_vault_with_rules_gets_no_server(
             assert said != "APPLIED", "the write into the vault's never folder landed through the folder above"
     finally:
         stop_headless_servers(parent)
-    assert f"{parent} holds the vault {root} (vaultwatch keeps its change journal" in said, said
+    assert f"{parent} holds the vault {root} (it was served on its own before: it has a change journal" in said, said
     assert f"Serve {root} itself" in said and "--allow-nested" in said, said
     assert f"Serve {parent} instead" not in said and f"Serve {parent.parent} instead" not in said, said
     assert f"move its journal {journal_file(root, env, monkeypatch)}" in said, said
@@ -279,7 +282,12 @@ async def test_a_vault_with_a_journal_of_its_own_starts_inside_a_folder_served_b
         assert await agent_writes(params, "Work/note.md") == "APPLIED"
     # and the accidental folder above is the one refused now, with no advice to serve it
     said = start_refused(["serve", str(parent), "--socket", str(sock_dir / "h.sock")], env)
-    assert f"{parent} holds the vault {root}" in said and f"Serve {root} itself" in said, said
+    assert f"{parent} holds the vault {root}" in said, said
+    # both have journals: which was the accident is the person's to say, serving the vault only once
+    # the folder above is undone
+    assert f"Serve {root} itself" not in said, said
+    assert f"If it is {parent} that was opened by accident instead, move its journal" in said, said
+    assert said.rstrip().endswith(f"then serve {root} itself."), said
     assert (root / "Work" / "Clients" / "acme.md").read_text() == ACME
     if how == "serve":  # a folder beside the vault is refused, never told to serve the folder above
         (parent / "other").mkdir()
@@ -333,7 +341,9 @@ async def test_a_folder_of_a_vault_bind_mounted_elsewhere_gets_no_server_of_its_
         finally:
             stop_headless_servers(mnt)
         assert f"{mnt} and {work} are one folder, reached through two mounts" in said, said
-        assert f"{work} lies inside the vault {root} (vaultwatch keeps its change journal" in said, said
+        assert (
+            f"{work} lies inside the vault {root} (it was served on its own before: it has a change journal" in said
+        ), said
         assert "--allow-nested" in said, said
         assert (work / "Clients" / "acme.md").read_text() == ACME
         assert not journal_file(mnt, env, monkeypatch).exists()  # a refused start made no vault of it
@@ -358,7 +368,7 @@ def test_a_folder_holding_a_vault_through_a_bind_mount_gets_no_server(
     with bound(source, target):
         said = start_refused(["serve", str(served), "--socket", str(sock_dir / "h.sock")], env)
     assert "are one folder, reached through two mounts" in said, said
-    assert f"holds the vault {root} (vaultwatch keeps its change journal" in said, said
+    assert f"holds the vault {root} (it was served on its own before: it has a change journal" in said, said
     assert f"Serve {root} itself" in said, said
     assert holder(str(served)) is None
 
@@ -382,3 +392,69 @@ def test_a_vault_bind_mounted_elsewhere_is_served_only_as_itself(place, sock_dir
         proc = serve(mnt, sock_dir / "m.sock", env, "--allow-nested")  # the person who means it
         end_server(proc.pid)
         proc.wait(30)
+
+
+# One `serve --allow-nested VAULT/Work` gave the folder a journal; the vault was then refused, told the
+# settings' rules "are paths from" VAULT/Work (no table names it: it is a vault only by its journal) and
+# advised to serve VAULT/Work itself, the one choice under which none of the rules written for the
+# vault apply.
+def test_a_vault_holding_a_folder_served_once_with_the_flag_says_how_to_undo_it(
+    place, sock_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, env = place
+    (Path(env["XDG_CONFIG_HOME"]) / "vaultwatch" / "settings.toml").write_text(NEVER)
+    journal(root, env)  # the person's vault
+    work = root / "Work"
+    proc = serve(work, sock_dir / "w.sock", env, "--allow-nested")
+    end_server(proc.pid)
+    proc.wait(30)
+    inner = journal_file(work, env, monkeypatch)
+    assert inner.exists()
+    said = start_refused(["serve", str(root), "--socket", str(sock_dir / "v.sock")], env)
+    assert f"{root} holds the vault {work} (it was served on its own before: it has a change journal, {inner})" in (
+        said
+    ), said
+    assert f"paths from {work}" not in said and "vaultwatch keeps" not in said, said
+    assert f"Serve {work} itself" not in said, said  # where none of the vault's rules would apply
+    undo = said.index(f"If {work} was served on its own by accident, make it no vault again: move its journal {inner}")
+    assert undo < said.index("--allow-nested"), said
+    assert f"look at it first with `vaultwatch changes {work}`" in said, said
+    assert (work / "Clients" / "acme.md").read_text() == ACME
+    inner.rename(tmp_path / "work-journal.sqlite3")  # the advice, followed: the vault starts
+    proc = serve(root, sock_dir / "v.sock", env)
+    end_server(proc.pid)
+    proc.wait(30)
+
+
+# With a server on the vault, a start on its folder was told "or quit it and serve VAULT/Work", and
+# once it quit, that start was refused as lying inside the vault.
+@pytest.mark.parametrize("how", ["serve", "stdio", "bridge"])
+async def test_a_folder_of_a_served_vault_is_not_told_to_quit_it_and_serve_the_folder(
+    place, sock_dir: Path, how: str
+) -> None:
+    root, env = place
+    work = root / "Work"
+    person = serve(root, sock_dir / "v.sock", env)  # it keeps a journal: a vault of the person's
+    try:
+        if how == "serve":
+            said = start_refused(["serve", str(work), "--socket", str(sock_dir / "w.sock")], env)
+        else:
+            args = ["bridge", "--vault"] if how == "bridge" else ["serve", "--stdio"]
+            params = StdioServerParameters(
+                command=VAULTWATCH[0], args=[*VAULTWATCH[1:], *args, str(work)], env=env, cwd=str(ROOT)
+            )
+            said = await agents_write(params)
+        assert f"serves {root}, which holds {work}" in said, said
+        assert f"quit it and serve {work}" not in said, said
+        assert f"{work} alone is refused too, even once that server quits" in said, said
+        assert f"quit that server and start {work} with --allow-nested" in said, said
+        if how == "serve":  # with the flag, serving it alone once that server quits does start
+            flagged = start_refused(["serve", str(work), "--socket", str(sock_dir / "w.sock"), "--allow-nested"], env)
+            assert f"or quit it and serve {work}" in flagged, flagged
+    finally:
+        stop_headless_servers(work)
+        end_server(person.pid)
+        person.wait(30)
+    said = start_refused(["serve", str(work), "--socket", str(sock_dir / "w.sock")], env)  # as it was told
+    assert f"{work} lies inside the vault {root}" in said, said
+    assert (work / "Clients" / "acme.md").read_text() == ACME

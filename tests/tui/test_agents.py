@@ -193,6 +193,34 @@ async def test_a_tui_on_a_folder_of_a_vault_with_rules_serves_no_agents_and_says
 
 
 @pytest.mark.usefixtures("own_state")
+async def test_a_tui_on_a_vault_holding_a_folder_served_once_with_the_flag_says_how_to_undo_it(
+    tui_demo: Path, socket_path: str
+) -> None:
+    """One `--allow-nested` TUI on VAULT/Projects gave it a journal; the TUI on the vault then said the
+    rules "are paths from" Projects (no table names it) and advised serving Projects, where none of
+    the rules written for the vault apply. It says Projects was served on its own, and how to undo it."""
+    from vaultwatch.core.review.journal import journal_path
+
+    root = os.path.realpath(tui_demo)
+    projects = os.path.join(root, "Projects")
+    for folder, allow in ((tui_demo, False), (tui_demo / "Projects", True)):  # the vault, then the folder
+        config = fixed_config(mcp=True, socket_path=socket_path, allow_nested=allow)
+        served = make_app(open_loaded(folder), config=config)
+        async with served.run_test(size=(120, 30)) as pilot:
+            await wait_for(lambda app=served: socket_path in app.status.parts["mcp"].plain)
+            await pilot.press("q")
+    app = make_app(open_loaded(tui_demo), config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_for(lambda: app.services.host_error is not None)
+        await pilot.pause()
+        said = app.services.host_error
+        assert f"holds the vault {projects} (it was served on its own before: it has a change journal" in said
+        assert f"paths from {projects}" not in said and f"Serve {projects} itself" not in said, said
+        assert f"make it no vault again: move its journal {journal_path(projects)}" in said, said
+        assert "MCP off" in app.status.parts["mcp"].plain
+
+
+@pytest.mark.usefixtures("own_state")
 async def test_the_activity_panel_shows_when_the_agent_asked_not_when_the_call_ended(
     tui_demo: Path, socket_path: str
 ) -> None:

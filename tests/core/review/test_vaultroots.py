@@ -83,3 +83,22 @@ def test_a_list_that_is_no_regular_file_is_read_as_none_and_never_waited_on(stat
     settings = str(state / "config" / "vaultwatch" / "settings.toml")
     assert "holds the vault" in (nestedvault.refusal(str(state / "home"), settings) or "")
     assert stat.S_ISFIFO(listed.lstat().st_mode)
+
+
+def test_a_folder_holding_a_vault_that_holds_another_advises_serving_neither(state: Path) -> None:
+    """A folder holding a vault that holds a vault of its own (served once with --allow-nested): the
+    refusal named whichever journal was listed first, the inner one too, and advised serving it, where
+    fewer of the person's rules apply; or it advised serving a vault whose own start is refused."""
+    home = (state / "home").resolve()
+    vault = home / "vault"
+    work = vault / "Work"
+    opened(work)  # listed first: the walk meets it before the vault around it
+    opened(vault)
+    settings = str(state / "config" / "vaultwatch" / "settings.toml")
+    below = nestedvault.vault_below(str(home), settings)
+    assert below is not None and below.known.folder == str(vault)
+    said = nestedvault.refusal(str(home), settings) or ""
+    assert f"{home} holds the vault {vault} (it was served on its own before" in said, said
+    assert f"Serving {vault} itself is refused too: it holds the vault {work}" in said, said
+    assert "Serve " not in said, said  # no folder it names would start
+    assert nestedvault.refusal(str(vault), settings) is not None  # as said
