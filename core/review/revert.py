@@ -150,20 +150,22 @@ def _since(journal: Journal, change: Change, rel: str, gone: bool, holder: str |
     if not gone:
         return f"changed after it, {NO_RECORD}" if last is None else f"changed after it, {who} (change {last.id})"
     if last is not None and last.operation == "delete":
-        return f"is gone: deleted after it, {who} (change {last.id})"
-    if (
+        said = f"is gone: deleted after it, {who} (change {last.id})"
+    elif (
         last is not None
         and last.kind == "outside"
         and any(c.id == last.id for c in journal.changes(path=rel, limit=50))
     ):
-        return f"is gone: removed or moved out of the vault after it, {who} (change {last.id})"
-    said = (
-        f"is not there now: {NOT_THERE}"
-        if last is None
-        else f"is not there now: changed after it, {who} (change {last.id}), then {NOT_THERE}"
-    )
+        said = f"is gone: removed or moved out of the vault after it, {who} (change {last.id})"
+    elif last is None:
+        said = f"is not there now: {NOT_THERE}"
+    else:
+        said = f"is not there now: changed after it, {who} (change {last.id}), then {NOT_THERE}"
     if holder:
-        said += f"; a note holding exactly what this change left is at {holder} (moved there while vaultwatch was not watching?)"
+        said += (
+            f"; a note holding exactly what this change left is at {holder} "
+            "(moved there while vaultwatch was not watching?)"
+        )
     return said
 
 

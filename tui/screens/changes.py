@@ -300,7 +300,7 @@ def render_conflict(
             style="bold",
         )
     if refused.written is None or refused.current is None:
-        gone = "the note is gone now" if refused.current is None else "the change removed the note"
+        gone = f"nothing is at {refused.path} now" if refused.current is None else "the change removed the note"
         head.append(f"{gone}: there are no lines to compare.", style="italic")
         return head
     table = Table(expand=True, show_lines=True, box=box.SIMPLE_HEAD, padding=(0, 1))
