@@ -96,7 +96,7 @@ from vaultwatch.core.events import DocumentsChanged, Event
 from vaultwatch.core.review import vaultroots
 from vaultwatch.core.review.agentrules import shown_agent
 from vaultwatch.core.review.guardenv import state_dir
-from vaultwatch.core.review.moves import Move, OnDisk, describe, follow, top_pairs
+from vaultwatch.core.review.moves import Move, OnDisk, Where, describe, follow, top_pairs, whereabouts
 
 DEFAULT_MAX_CHANGES = 10_000
 DEFAULT_MAX_BYTES = 256 * 2**20
@@ -572,6 +572,7 @@ class Journal:
         self.current: Callable[[str], bytes | None] | None = None  # a vault path's bytes now (see _explained)
         self.is_folder: Callable[[str], bool] | None = None  # a vault path is a real folder now (see _explained)
         self.exists: Callable[[str], bool] | None = None  # anything is at a vault path now (see on_disk)
+        self.named: Callable[[str], tuple[str, ...]] | None = None  # the index's files of a name (see holder_of)
         self._announced: set[int] = set()  # rows published on the bus above the follower's mark
         self._followed: int | None = None  # the newest row id the follower has looked at (None: not following)
         self._data_version: int | None = None
@@ -656,6 +657,7 @@ class Journal:
         journal.current = _reader(vault)
         journal.is_folder = _folder_probe(vault.root_real)
         journal.exists = _exists_probe(vault.root_real)
+        journal.named = _name_lookup(vault)
         journal.watch(vault.bus)
         vaultroots.record(os.path.dirname(journal.path), vault.root_real)  # for nestedvault's look below a folder
         return journal
@@ -1877,8 +1879,11 @@ class Journal:
                 "WHERE c.reviewed_at IS NULL GROUP BY p.path"
             ).fetchall()
         moves = self.moves(after=min(r[2] for r in found)) if found else []
-        if not moves:
+        exists = self.exists
+        if not moves and (exists is None or all(exists(path) for path, _, _ in found)):
             return {path: int(cid) for path, cid, _ in found}
+        # a note moved by the journal's moves, or one not where its change left it (moved while
+        # nothing watched): each change's own place, and the note of that name holding its bytes
         with self._lock:  # each change's paths on their own: a move between two of them splits their notes
             rows = self._con.execute(
                 f"SELECT p.path, c.id, {_LEFT} FROM changes c JOIN paths p ON p.change_id = c.id "
@@ -1886,7 +1891,7 @@ class Journal:
             ).fetchall()
         out: dict[str, int] = {}
         for path, cid, left in rows:
-            now = follow(moves, path, int(cid), disk=self.on_disk(left))[0]
+            now = self._where(moves, path, int(cid), left).listed
             out[now] = max(out.get(now, 0), int(cid))
         return out
 
@@ -1916,7 +1921,7 @@ class Journal:
                 f"SELECT DISTINCT p.path, c.id, {_LEFT} FROM changes c JOIN paths p ON p.change_id = c.id "
                 "WHERE c.agent IS NOT NULL AND c.reviewed_at IS NOT NULL"
             ).fetchall()
-        return {follow(moves, path, int(cid), disk=self.on_disk(left))[0] for path, cid, left in rows} - set(
+        return {self._where(moves, path, int(cid), left).listed for path, cid, left in rows} - set(
             self.unreviewed_paths()
         )
 
@@ -1978,20 +1983,34 @@ class Journal:
                 out.append(Move(int(cid), who, pairs))
         return out
 
-    def now_at(self, changes: Iterable[Change]) -> dict[int, str]:
-        """Where the note of each of `changes` is now, for those it moved away from since (by change
-        id): what `vaultwatch changes` and the Changes view say beside the path the change names. A
+    def whereabouts(self, changes: Iterable[Change]) -> dict[int, Where]:
+        """Where the note of each of `changes` is now, for those moved since or not where the journal's
+        moves leave it (by change id; when not, the one note of its file name holding exactly what
+        the change left, found in the index: `holder_of`). What `vaultwatch changes`, the
+        Changes view and a revert's refusal say beside the path the change names (`Where.words`). A
         delete's note is in the trash, and an outside row names no note of its own: neither is here."""
         listed = [c for c in changes if c.kind != "outside" and c.operation != "delete" and c.reverted_by is None]
         if not listed:
             return {}
         moves = self.moves(after=min(c.id for c in listed))
-        out: dict[int, str] = {}
+        out: dict[int, Where] = {}
         for c in listed:
-            now = follow(moves, c.path, c.id, disk=self.on_disk(left_at(c, c.path)))[0] if moves else c.path
-            if now != c.path:
-                out[c.id] = now
+            where = self._where(moves, c.path, c.id, left_at(c, c.path))
+            if not where.there or where.path != c.path:
+                out[c.id] = where
         return out
+
+    def now_at(self, changes: Iterable[Change]) -> dict[int, str]:
+        """Where the note of each of `changes` is now, for those it moved away from since and that
+        something is at (by change id); never a place where nothing is (`whereabouts` says more)."""
+        listed = list(changes)
+        named = {c.id: c.path for c in listed}
+        return {cid: w.path for cid, w in self.whereabouts(listed).items() if w.there and w.path != named[cid]}
+
+    def _where(self, moves: list[Move], path: str, after: int, recorded: str | None) -> Where:
+        """The one answer to "where is the note change `after` left at `path` (with etag
+        `recorded`)" for every view: the journal's moves, then the disk (core.review.moves)."""
+        return whereabouts(moves, path, after, disk=self.on_disk(recorded))
 
     def where_now(
         self, path: str, after: int, *, folders_only: bool = False, etag: str | None = None
@@ -2015,7 +2034,24 @@ class Journal:
             data = current(rel)
             return data is not None and etag(data) == recorded
 
-        return OnDisk(exists, holds)
+        return OnDisk(exists, holds, lambda missing: self.holder_of(missing, recorded))
+
+    def holder_of(self, missing: str, recorded: str | None) -> str | None:
+        """The one note, other than `missing`, with `missing`'s file name that holds exactly the
+        bytes with etag `recorded` (None: none, more than one, or nothing to look with). Only the
+        index's files of that name are read, never the vault. A guess to say to the person (a note
+        moved while nothing watched), never a place to revert: a copy is not the note."""
+        named, current = self.named, self.current
+        if recorded is None or named is None or current is None:
+            return None
+        found: list[str] = []
+        for rel in named(missing.rsplit("/", 1)[-1]):
+            if rel == missing:
+                continue
+            data = current(rel)
+            if data is not None and etag(data) == recorded:
+                found.append(rel)
+        return found[0] if len(found) == 1 else None
 
     # --- reading ---
 
@@ -2274,6 +2310,20 @@ def _exists_probe(root_real: str) -> Callable[[str], bool]:
             return False
 
     return exists
+
+
+def _name_lookup(vault: Any) -> Callable[[str], tuple[str, ...]]:
+    """The vault paths of the index's files with a file name (as Obsidian compares names:
+    casefolded), from the name table link resolution keeps (core.links.resolve.names)."""
+
+    def named(name: str) -> tuple[str, ...]:
+        # loaded at the first look, not with the journal (which the MCP layer imports for `calling`)
+        from vaultwatch.core.links.resolve import names  # noqa: PLC0415
+
+        found = names(vault.snapshot).get(name.casefold(), ())
+        return (found,) if isinstance(found, str) else tuple(found)
+
+    return named
 
 
 def _reader(vault: Any) -> Callable[[str], bytes | None]:

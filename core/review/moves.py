@@ -19,6 +19,12 @@ watched (the folder moved back after the server quit) leaves the chain naming a 
 does not exist; given an `OnDisk` check, `follow` then looks at the chain's earlier places
 (newest first, down to the place the change named) and takes the first that holds the bytes
 the journal recorded. Only the places of the one chain are read, never the vault.
+
+When no place of the chain holds them (the note moved while nothing watched to a place the chain
+never named), `whereabouts` asks `OnDisk.elsewhere` for the one note of the same file name that
+holds exactly those bytes (the index lists the few such names; only they are read). That is a
+guess, said to the person as one ("moved while vaultwatch was not watching?"), never a place a
+revert writes to: a copy of the agent's bytes elsewhere is not the note (docs/journal.md).
 """
 
 from __future__ import annotations
@@ -46,6 +52,39 @@ class OnDisk:
 
     exists: Callable[[str], bool]
     holds: Callable[[str], bool]
+    # the one other note of the missing place's file name holding the recorded bytes (None: none,
+    # or more than one); only the index's notes of that name are read
+    elsewhere: Callable[[str], str | None] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """Where a change's note is now, as every view says it (`vaultwatch changes`, the Changes view,
+    the Trust tab's tiers, a revert's refusal): `path` where the journal's moves leave it, `via`
+    those moves, `there` whether anything is at `path` (True when there was nothing to check
+    with), `holder` a note elsewhere that holds exactly what the change left (a guess, only when
+    nothing is at `path`)."""
+
+    path: str
+    via: tuple[Move, ...] = ()
+    there: bool = True
+    holder: str | None = None
+
+    @property
+    def listed(self) -> str:
+        """The path a view lists the note at: the guess when nothing is where the moves end."""
+        return self.holder if not self.there and self.holder else self.path
+
+    def words(self, named: str) -> str | None:
+        """What a view says beside `named` (the path the change names); None: nothing to say."""
+        if not self.there and self.holder:
+            return (
+                "moved while vaultwatch was not watching? a note holding exactly what this change left "
+                f"is at {self.holder}"
+            )
+        if not self.there:
+            return f"moved since to {self.path}; nothing is there now" if self.path != named else None
+        return f"now at {self.path}" if self.path != named else None
 
 
 def moved(path: str, pairs: Iterable[tuple[str, str]], *, folders_only: bool = False) -> str | None:
@@ -86,6 +125,17 @@ def follow(
     return path, tuple(via)
 
 
+def whereabouts(
+    moves: Sequence[Move], path: str, after: int, *, folders_only: bool = False, disk: OnDisk | None = None
+) -> Where:
+    """`follow`, and what is at the place it ends: when nothing is, the one note elsewhere with the
+    same file name that holds the recorded bytes (`OnDisk.elsewhere`), if there is exactly one."""
+    now, via = follow(moves, path, after, folders_only=folders_only, disk=disk)
+    if disk is None or disk.exists(now):
+        return Where(now, via)
+    return Where(now, via, False, disk.elsewhere(now) if disk.elsewhere is not None else None)
+
+
 def top_pairs(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
     """The pairs no other pair already implies: a folder's pair stands for the files that moved
     along under it with the same names."""
@@ -105,4 +155,4 @@ def describe(move: Move) -> str:
     return f"moved {old} to {new}" + (f" and {more} more" if more else "")
 
 
-__all__ = ["Move", "OnDisk", "describe", "follow", "moved", "top_pairs"]
+__all__ = ["Move", "OnDisk", "Where", "describe", "follow", "moved", "top_pairs", "whereabouts"]

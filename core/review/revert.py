@@ -37,13 +37,14 @@ from vaultwatch.core.edit.writes import TRASH, Writer, etag_of, is_human
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review.journal import RECOVERY_ACTOR, Change, Journal, left_at
 from vaultwatch.core.review.merge import MergeResult, merge3
-from vaultwatch.core.review.moves import Move, follow
+from vaultwatch.core.review.moves import Move, follow, moved
 
 
 class RevertRefused(VaultError):
     """The change cannot be reverted (the note changed since, or the change is not revertible).
     `change_id`: the change refused; `moved_from`: where the note was when the change made it, when
-    it has moved to `path` since."""
+    it has moved to `path` since; `found_at`: a note elsewhere holding exactly what the change left,
+    when nothing is at `path` (said, never reverted)."""
 
     code = "revert_refused"
 
@@ -57,8 +58,10 @@ class RevertRefused(VaultError):
         current: bytes | None = None,
         change_id: int | None = None,
         moved_from: str | None = None,
+        found_at: str | None = None,
     ) -> None:
         super().__init__(message)
+        self.found_at = found_at
         self.path = path
         self.before = before
         self.written = written
@@ -133,20 +136,37 @@ def _moved_to(journal: Journal, change: Change, rel: str) -> tuple[str, tuple[Mo
     return None
 
 
-def _since(journal: Journal, change: Change, rel: str, gone: bool) -> str:
-    """What happened to `rel` after `change`, in plain words, from the journal's newest later row."""
-    found = _moved_to(journal, change, rel)
-    moves = {m.change_id for m in found[1]} if found else set()
-    later = [c for c in journal.changes(path=rel, limit=50) if c.id > change.id and c.id not in moves]
-    if not later:
-        return f"changed after it, {NO_RECORD}" if not gone else f"is gone: removed after it, {NO_RECORD}"
-    last = later[0]
-    who = "outside vaultwatch" if last.kind == "outside" else f"by {last.who}"
+# a note not where the journal's moves leave it, with no journaled row that removed it there: the
+# journal cannot know what did (so never "removed by an edit")
+NOT_THERE = "moved or removed while no vaultwatch watched the vault (or by a change dropped from the journal since)"
+
+
+def _since(journal: Journal, change: Change, rel: str, gone: bool, holder: str | None = None) -> str:
+    """What happened to `rel` after `change`, in plain words, from the journal's newest later row of
+    the note (at each place its journaled moves took it, while it was there). `holder`: a note
+    holding exactly what the change left, found by name (moved there while nothing watched?)."""
+    last = later_edit(journal, change, rel)
+    who = ("outside vaultwatch" if last.kind == "outside" else f"by {last.who}") if last is not None else ""
     if not gone:
-        return f"changed after it, {who} (change {last.id})"
-    if last.operation == "delete":
-        return f"is gone: deleted after it, {who} (change {last.id})"
-    return f"is gone: removed or moved out of the vault after it, {who} (change {last.id})"
+        return f"changed after it, {NO_RECORD}" if last is None else f"changed after it, {who} (change {last.id})"
+    if last is not None and last.operation == "delete":
+        said = f"is gone: deleted after it, {who} (change {last.id})"
+    elif (
+        last is not None
+        and last.kind == "outside"
+        and any(c.id == last.id for c in journal.changes(path=rel, limit=50))
+    ):
+        said = f"is gone: removed or moved out of the vault after it, {who} (change {last.id})"
+    elif last is None:
+        said = f"is not there now: {NOT_THERE}"
+    else:
+        said = f"is not there now: changed after it, {who} (change {last.id}), then {NOT_THERE}"
+    if holder:
+        said += (
+            f"; a note holding exactly what this change left is at {holder} "
+            "(moved there while vaultwatch was not watching?)"
+        )
+    return said
 
 
 def _shown(journal: Journal, change: Change, rel: str) -> tuple[str, str | None]:
@@ -163,15 +183,19 @@ def _shown(journal: Journal, change: Change, rel: str) -> tuple[str, str | None]
 def _refuse_changed(
     journal: Journal, change: Change, rel: str, before: bytes | None, written: bytes | None, current: bytes | None
 ) -> RevertRefused:
+    # a copy of what the change left found elsewhere by name is said, never reverted in its place
+    holder = journal.holder_of(rel, etag_of(written)) if current is None and written is not None else None
     hint = (
         "look at the hunks, revert the agent's lines anyway where the later edit did not touch them, or edit "
         "the note by hand"
         if current is not None and before is not None and written is not None
+        else f"if {holder} is the note, move it back to {rel} and revert again, or revert it there by hand"
+        if holder
         else "edit the note by hand"
     )
     shown, old = _shown(journal, change, rel)
     return RevertRefused(
-        f"cannot revert change {change.id}: {shown} {_since(journal, change, rel, current is None)}. "
+        f"cannot revert change {change.id}: {shown} {_since(journal, change, rel, current is None, holder)}. "
         f"Nothing was reverted; {hint}",
         path=rel,
         before=before,
@@ -179,6 +203,7 @@ def _refuse_changed(
         current=current,
         change_id=change.id,
         moved_from=old,
+        found_at=holder,
     )
 
 
@@ -593,13 +618,27 @@ def _roll_back_rename(writer: Writer, journal: Journal, intent_id: int, actor: s
 
 
 def later_edit(journal: Journal, change: Change, rel: str) -> Change | None:
-    """The newest journaled change of `rel` after `change` (an outside edit, the person, another
-    agent), or None when the journal holds none: who changed the note since, and when. The moves
-    that took the note to `rel` (when it moved since) are not its changes."""
+    """The newest journaled change of the note at `rel` after `change` (an outside edit, the person,
+    another agent), or None when the journal holds none: who changed the note since, and when. When
+    it moved since, each place the moves took it counts while it was there (an edit before a move
+    is the note's; one at its old place after the move is another note's), and the moves are not
+    its changes."""
     found = _moved_to(journal, change, rel)
-    moves = {m.change_id for m in found[1]} if found else set()
-    later = [c for c in journal.changes(path=rel, limit=50) if c.id > change.id and c.id not in moves]
-    return later[0] if later else None
+    old, via = found if found else (rel, ())
+    stays: list[tuple[str, int, int | None]] = []  # (place, after, until) in journal order
+    place, since = old, change.id
+    for m in via:
+        stays.append((place, since, m.change_id))
+        place, since = moved(place, m.pairs) or place, m.change_id
+    stays.append((place, since, None))
+    moves = {m.change_id for m in via}
+    later = [
+        c
+        for place, after, until in stays
+        for c in journal.changes(path=place, limit=50)
+        if c.id > after and (until is None or c.id < until) and c.id not in moves
+    ]
+    return max(later, key=lambda c: c.id) if later else None
 
 
 def merge_revert(refused: RevertRefused) -> MergeResult | None:
@@ -673,6 +712,7 @@ def revert_agent(
 __all__ = [
     "located",
     "NO_RECORD",
+    "NOT_THERE",
     "RevertAllOutcome",
     "RevertOutcome",
     "RevertRefused",

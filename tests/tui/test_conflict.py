@@ -136,3 +136,32 @@ async def test_a_later_change_by_an_agent_named_like_the_person_reads_as_an_agen
         text = screen_text(app)
         assert f"was changed by agent {visible(name)} on 2026-" in text, text
         assert "changed by you" not in text and "after agent bot's change" in text
+
+
+async def test_a_note_moved_while_nothing_watched_is_said_where_it_is_and_not_reverted_there(tui_demo: Path):
+    """An agent edits Inbox/plan.md; vaultwatch quits and the person moves it to Projects/ while
+    nothing watches. The Changes view says where the one note holding the agent's bytes is, and
+    the refused revert says what to do there; the note there is never written."""
+    (tui_demo / NOTE).write_text(BODY)
+    vault = open_loaded(tui_demo)
+    Writer(vault).edit(NOTE, "line 20\n", "line 20 by the agent\n", actor="agent:bot")
+    vault.stop()
+    (tui_demo / NOTE).rename(tui_demo / "Projects/plan.md")
+    left = (tui_demo / "Projects/plan.md").read_bytes()
+    app = make_app(open_loaded(tui_demo), config=fixed_config())
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(app)
+        await pilot.press("C")
+        await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+        if not app.screen.rows:  # a change from before this session
+            await pilot.press("t")
+            await wait_for(lambda: bool(app.screen.rows))
+        table = app.screen.query_one(DataTable)
+        where = str(table.get_row_at(0)[4])
+        assert "a note holding exactly what this change left is at Projects/plan.md" in where, where
+        await pilot.press("r")
+        await wait_for(lambda: isinstance(app.screen, ConflictScreen))
+        text = screen_text(app)
+        assert "A note holding exactly what the change left is at Projects/plan.md" in text, text
+        assert f"move it back to {NOTE} and revert again" in text and "no record" not in text
+    assert (tui_demo / "Projects/plan.md").read_bytes() == left

@@ -64,14 +64,15 @@ def _when(at: float) -> str:
 
 
 def _line(c: Change, sessions: dict[str, str], now_at: str | None = None) -> str:
+    """One change; `now_at`: what core.review.moves.Where.words says of where its note is now."""
     state = f"  (reverted by {c.reverted_by})" if c.reverted_by is not None else ""
     if not c.reviewed:
         state += "  [not reviewed]"
     if c.approval:  # how it was approved, for the person's audit: an agent's client is only as good as it
         state += f"  [{c.approval}]"
     where = f"{c.src} -> {c.path}" if c.src else c.path
-    if now_at:  # moved since (renamed, or moved outside vaultwatch): where the note is now
-        where += f" (now at {now_at})"
+    if now_at:  # moved since (renamed, or moved outside vaultwatch), or not where the journal left it
+        where += f" ({now_at})"
     # the session in its one short form (core.review.sessionids), which `--session` takes back
     who = c.who[:28] + (f" [{sessions.get(c.session, c.session)}]" if c.session else "")
     return one_line(f"{c.id:>6}  {_when(c.at)}  {who:<28}  {c.tool[:18]:<18}  {where}  {c.summary}{state}")
@@ -124,18 +125,27 @@ def register(cli: CommandLine) -> None:
         )
         # an operation a kill cut off has no row yet, but leaves the vault half done: it comes first,
         # whatever the filters, saying what finishing it does and how to have it finished
-        now_at = journal.now_at(changes)
+        whereabouts = journal.whereabouts(changes)
+        if any(not w.there for w in whereabouts.values()) and not vault.snapshot.loaded:
+            # a note not where the journal left it is looked for among the index's notes of its name:
+            # the index is loaded (from its cache) only then, so a plain listing stays quick
+            vault.load()
+            whereabouts = journal.whereabouts(changes)
         if args.json:
             for i in reversed(unfinished):
                 print(json.dumps(i.as_json(), ensure_ascii=False))
             for c in changes:
-                print(json.dumps({**c.as_json(), "now_at": now_at.get(c.id)}, ensure_ascii=False))
+                w = whereabouts.get(c.id)
+                now_at = w.path if w is not None and w.there else None
+                found_at = w.holder if w is not None and not w.there else None
+                print(json.dumps({**c.as_json(), "now_at": now_at, "found_at": found_at}, ensure_ascii=False))
         else:
             for i in reversed(unfinished):
                 print(_intent_lines(i))
             forms = sessionids.shown_forms(sessions)
             for c in changes:
-                print(_line(c, forms, now_at.get(c.id)))
+                w = whereabouts.get(c.id)
+                print(_line(c, forms, w.words(c.path) if w is not None else None))
         print(f"{len(changes)} change{'s' if len(changes) != 1 else ''} (journal: {journal.path})", file=sys.stderr)
         interrupted = [i for i in unfinished if not i.running]
         if interrupted:

@@ -57,6 +57,7 @@ from vaultwatch.core.review.merge import regions
 from vaultwatch.core.review.redo import redo
 from vaultwatch.core.review.revert import (
     NO_RECORD,
+    NOT_THERE,
     RevertRefused,
     later_edit,
     merge_revert,
@@ -188,7 +189,11 @@ def render_change(
                 style="bold red",
             )
         )
-    now_at = journal.now_at([change]).get(change.id)
+    found = journal.whereabouts([change]).get(change.id)
+    now_at = found.path if found is not None and found.there else None
+    said = found.words(change.path) if found is not None and not found.there else None
+    if said:  # not where the journal left it: revert refuses, and says what to do
+        lead.append(Text(f"\n{said}", style="bold"))
     if now_at:
         # a rename's revert is a move back, which would undo the later move too: it is refused there
         there = "move it back to revert it" if change.operation == "rename" else "r reverts it there"
@@ -254,8 +259,8 @@ def later_words(
     later: Change | None, localtime: Callable[[float], time.struct_time] = time.localtime, *, gone: bool = False
 ) -> str:
     """Who changed the note since the agent's change (`gone`: removed it), and when, in plain words."""
-    if later is None:
-        return f"{'removed' if gone else 'changed'} since {NO_RECORD}"
+    if later is None:  # gone with no journaled row that removed it: the journal cannot say what did
+        return NOT_THERE if gone else f"changed since {NO_RECORD}"
     at = time.strftime("%H:%M", localtime(later.at))
     day = time.strftime("%Y-%m-%d", localtime(later.at))
     if later.kind == "outside":
@@ -287,8 +292,15 @@ def render_conflict(
     if change is not None:
         head.append(f" (change {change.id}, {_when(change.at, localtime)})")
     head.append(".\nNothing was reverted.\n")
+    if refused.found_at:  # a copy found by name is said, never reverted in the note's place
+        head.append(
+            f"A note holding exactly what the change left is at {refused.found_at} (moved there while vaultwatch "
+            f"was not watching?): if it is the note, move it back to {refused.path} and revert again, or revert "
+            "it there by hand.\n",
+            style="bold",
+        )
     if refused.written is None or refused.current is None:
-        gone = "the note is gone now" if refused.current is None else "the change removed the note"
+        gone = f"nothing is at {refused.path} now" if refused.current is None else "the change removed the note"
         head.append(f"{gone}: there are no lines to compare.", style="italic")
         return head
     table = Table(expand=True, show_lines=True, box=box.SIMPLE_HEAD, padding=(0, 1))
@@ -767,11 +779,12 @@ class ChangesScreen(Screen[None], _Reverting):
                 Text(intent_state(i), style="bold yellow" if i.running else "bold red"),
             ]
             rows.append((cells, f"intent-{i.intent}"))
-        now_at = journal.now_at(self.rows) if journal is not None else {}
+        whereabouts = journal.whereabouts(self.rows) if journal is not None else {}
         for c in self.rows:
             where = f"{c.src} → {c.path}" if c.src else c.path
-            if c.id in now_at:  # moved since: where the note is now
-                where += f" (now at {now_at[c.id]})"
+            said = whereabouts[c.id].words(c.path) if c.id in whereabouts else None
+            if said:  # moved since, or not where the journal left it: where the note is now
+                where += f" ({said})"
             state = (
                 f"reverted by {c.reverted_by}"
                 if c.reverted_by is not None

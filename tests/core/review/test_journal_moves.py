@@ -284,12 +284,80 @@ def test_a_move_back_made_while_nothing_watched_finds_the_note_where_its_bytes_a
     assert listed.returncode == 0, listed.stderr
     evil = next(line for line in listed.stdout.splitlines() if "Templates/Evil.md" in line)
     assert "now at" not in evil, listed.stdout
-    assert "Templates/Edited.md (now at Templates2/Edited.md)" in listed.stdout  # the journal knows no better
+    # never "now at" a place where nothing is
+    assert "Templates/Edited.md (moved since to Templates2/Edited.md; nothing is there now)" in listed.stdout
     done = cli("revert", str(cid), str(root))
     assert done.returncode == 0, done.stderr
     assert (root / "Templates/Evil.md").read_text() == A
     assert not (root / "Templates2").exists()
     refused = cli("revert", str(other), str(root))
     assert refused.returncode == 1
-    assert "is gone" in refused.stderr, refused.stderr
+    assert "Templates2/Edited.md: change" in refused.stderr and "is not there now" in refused.stderr, refused.stderr
     assert (root / "Templates/Edited.md").read_text().endswith("my own line\n")
+
+
+def test_a_note_moved_while_nothing_watched_is_said_where_its_bytes_are_and_never_reverted_there(watched):
+    """The person's watched `mv Plugins/Backlinks.md Inbox/`, an agent's edit of Inbox/Backlinks.md,
+    vaultwatch quits, and the note goes back to Plugins while nothing watches: no place of the
+    journal's chain holds it. Every view says where the one note of that name holding the agent's
+    bytes is (a guess, said as one), the Trust tab keeps it listed there, and revert refuses,
+    saying where it is and what to do: a copy is never reverted in the note's place."""
+    root, vault, writer, journal = watched({"Plugins/Backlinks.md": A, "Inbox/Other.md": B, "Home.md": "x\n"})
+    os.rename(root / "Plugins/Backlinks.md", root / "Inbox/Backlinks.md")  # watched
+    outside_row(journal, 0)
+    cid = agent_edit(writer, "Inbox/Backlinks.md", "none", "changed")
+    vault.stop()  # quit
+    os.rename(root / "Inbox/Backlinks.md", root / "Plugins/Backlinks.md")  # while nothing watches
+    left = (root / "Plugins/Backlinks.md").read_bytes()
+    again = Vault(root)
+    again.load()
+    try:
+        journal2 = journal_for(again)
+        assert "Plugins/Backlinks.md" in journal2.unreviewed_paths()
+        assert "Plugins/Backlinks.md" in reviews(again).unreviewed
+    finally:
+        again.stop()
+    listed = cli("changes", str(root))
+    assert listed.returncode == 0, listed.stderr
+    line = next(line for line in listed.stdout.splitlines() if line.lstrip().startswith(f"{cid} "))
+    assert (
+        "Inbox/Backlinks.md (moved while vaultwatch was not watching? a note holding exactly what this change "
+        "left is at Plugins/Backlinks.md)"
+    ) in line, listed.stdout
+    assert "now at" not in line
+    refused = cli("revert", str(cid), str(root))
+    assert refused.returncode == 1
+    assert f"cannot revert change {cid}: Inbox/Backlinks.md is not there now" in refused.stderr, refused.stderr
+    assert "a note holding exactly what this change left is at Plugins/Backlinks.md" in refused.stderr
+    assert "move it back to Inbox/Backlinks.md and revert again, or revert it there by hand" in refused.stderr
+    assert "no record of" not in refused.stderr
+    assert (root / "Plugins/Backlinks.md").read_bytes() == left  # never reverted in the note's place
+    # two notes of that name holding those bytes: no guess at all
+    (root / "Home").mkdir()
+    (root / "Home/Backlinks.md").write_bytes(left)
+    listed = cli("changes", str(root))
+    line = next(line for line in listed.stdout.splitlines() if line.lstrip().startswith(f"{cid} "))
+    assert "Plugins/Backlinks.md" not in line and "now at" not in line, listed.stdout
+
+
+def test_a_note_not_where_the_moves_end_is_not_said_to_be_there_and_its_later_edit_is_named(watched):
+    """Two agent edits of Notes/a.md, a watched `mv` to Inbox/kept.md, then a move back while nothing
+    watches: the first edit's note is in no place the chain names with its bytes (the second edit
+    changed them). `changes` never says "now at" Inbox/kept.md, where nothing is, and the refusal
+    names the journaled later edit instead of "an edit the journal has no record of"."""
+    root, vault, writer, journal = watched({"Notes/a.md": A, "Inbox/Other.md": B, "Home.md": "x\n"})
+    first = agent_edit(writer, "Notes/a.md", "none", "changed")
+    second = agent_edit(writer, "Notes/a.md", "changed", "changed twice")
+    os.rename(root / "Notes/a.md", root / "Inbox/kept.md")  # watched
+    outside_row(journal, second)
+    vault.stop()
+    os.rename(root / "Inbox/kept.md", root / "Notes/a.md")  # while nothing watches
+    listed = cli("changes", str(root))
+    assert listed.returncode == 0, listed.stderr
+    assert "now at Inbox/kept.md" not in listed.stdout, listed.stdout
+    assert "Notes/a.md (moved since to Inbox/kept.md; nothing is there now)" in listed.stdout, listed.stdout
+    refused = cli("revert", str(first), str(root))
+    assert refused.returncode == 1
+    assert f"changed after it, by {journal.get(second).who} (change {second})" in refused.stderr, refused.stderr
+    assert "no record of" not in refused.stderr
+    assert "Notes/a.md (moved since to Inbox/kept.md" in refused.stderr
