@@ -60,6 +60,13 @@ async def test_a_note_put_in_a_waiting_renames_folder_is_said_before_the_keys_ar
         assert "moves Daily → Inbox/Daily" in shown and "moves Daily/2023-09-12.md → Inbox/Daily/2023-09-12.md" in shown
         effects = shown.split("it touches 2 paths:")[1]  # (the "why" line is the rule's, kept as proposed)
         assert "move_from" not in effects and "move_to" not in effects, shown
+        # under "CANNOT BE APPROVED AS SHOWN … decline it" the footer no longer offers y Approve;
+        # y says why it cannot, and approves nothing
+        offered = {k: b.binding.description for k, b in screen.active_bindings.items() if b.binding.show}
+        assert "Approve" not in offered.values() and offered.get("n") == "Decline", offered
+        await pilot.press("y")
+        await wait_for(lambda: any("cannot be approved as shown" in n.title for n in app._notifications), 10)
+        assert pending.store_for(str(tui_demo.resolve())).get(renamed).state == pending.PENDING
         await pilot.press("n")
         await wait_for(lambda: screen.queue == [], 10)
     assert pending.store_for(str(tui_demo.resolve())).get(renamed).state == pending.DECLINED
