@@ -244,3 +244,5 @@ async def test_a_long_tools_row_stays_inside_120_columns(tui_demo: Path):
         [row] = cells(screen)
         assert row[4].startswith("update_") and row[4].endswith("…"), row
         assert row[5] == "Templates/Evil2.md" and row[6].startswith('"Templates/**" = "nev'), row
+        # (it read "lists the same record, and its path": the command names the record's file)
+        assert "`vaultwatch refusals` lists these records too, and names the file that keeps them" in detail(screen)

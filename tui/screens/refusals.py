@@ -261,7 +261,9 @@ class RefusalsScreen(Screen[None]):
             for path in r.paths:
                 shown.append(f"  {visible(path, keep_tab=False)}\n")
         shown.append(f"why: {visible(r.reason, keep_tab=False)}")
-        shown.append("\n\n`vaultwatch refusals` lists the same record, and its path", style="dim")
+        shown.append(
+            "\n\n`vaultwatch refusals` lists these records too, and names the file that keeps them", style="dim"
+        )
         detail.update(shown)
 
     def action_kind(self) -> None:
