@@ -13,6 +13,7 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from vaultwatch.core.disk.paths import normalize
+from vaultwatch.core.edit.effects import in_words, read_as
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import pending, sessionids
 from vaultwatch.core.review.journal import Change, journal_for, why_no_journal
@@ -96,6 +97,9 @@ def register(server: MCPServer, env: Any) -> None:
 
 def _pending_row(p: pending.Proposal) -> dict[str, Any]:
     row = p.as_json()
+    # in the words the person read the same change in (the pending screen, `vaultwatch pending`), so
+    # that an agent telling the person about it says what they saw, not `move_from` lines
+    row["effects"] = [in_words(e) for e in read_as(p.effects)]  # a move once, with its arrival
     if row.get("session"):
         row["session"] = session_tag(row["session"])
     return row

@@ -910,7 +910,10 @@ def _refuse(root_real: str, store: PendingStore, proposal: Proposal, reason: str
 
 
 def _keep_outcome(root_real: str, proposal: Proposal, kind: str, reason: str) -> None:
-    paths = list(dict.fromkeys(p for p in (proposal.path, proposal.dest) if p))
+    # every path it would have touched, as the gate keeps a live refusal or decline: a folder's rename
+    # reads `A -> B (+18)` whichever way it was turned down
+    touched = [p for e in proposal.effects for p in (e.via or e.path, e.dest)] or [proposal.path, proposal.dest]
+    paths = list(dict.fromkeys(p for p in touched if p))
     refusals.note(
         root_real,
         refusals.Refusal(

@@ -158,6 +158,10 @@ async def test_decline_leaves_every_byte_and_the_agent_sees_the_reason(place) ->
         assert tree(root) == before
         row = (await history_of(client, "Notes/plan.md"))["pending"][0]
         assert (row["state"], row["reason"]) == ("declined", "keep the name")
+        # in the words `vaultwatch pending` showed the person, not the effects' `move_from` lines
+        assert "rewrites links in Notes/other.md" in row["effects"], row
+        assert "moves Notes/plan.md → Notes/done.md" in row["effects"], row
+        assert "creates Notes/done.md" not in row["effects"], row  # the move's arrival goes with it
         assert vaultwatch(env, "pending", str(root)).stdout == ""
 
 

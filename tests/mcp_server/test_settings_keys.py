@@ -145,3 +145,19 @@ async def test_a_rule_under_a_name_near_no_rules_table_refuses_agents_too(place)
         settings.write_text('[mcp]\nlog = "none"\n')
         done = await client.call_tool("write", {"path": "Archive/two.md", "content": "two\n"})
         assert not done.is_error, done.content[0].text
+
+
+def test_changes_pending_and_refusals_say_a_rule_naming_a_missing_folder_alike(place) -> None:
+    """Finding: `vaultwatch pending` said a rule naming a folder the vault lacks, `changes` said
+    nothing: the three commands where the person reviews agents' changes say it alike."""
+    root, env, settings = place
+    settings.write_text('[approve.folders]\n"Templates/**" = "never"\n')
+    said = {}
+    for command in ("pending", "refusals", "changes"):
+        out = subprocess.run(
+            [*VAULTWATCH, command, str(root)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+        )
+        assert out.returncode == 0, out.stderr
+        said[command] = [line for line in out.stderr.splitlines() if "'Templates'" in line]
+    assert len(said["pending"]) == 1 and "which this vault has never had" in said["pending"][0], said
+    assert said["refusals"] == said["pending"] and said["changes"] == said["pending"], said

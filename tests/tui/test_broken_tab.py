@@ -252,3 +252,33 @@ async def test_the_path_column_takes_the_room_one_long_link_left_it(tmp_path: Pa
         cells = problem_cells(lst)
         assert any(c.startswith("[[Published]]") for c in cells), cells
         assert any(c.startswith("[[A comp") and c.endswith("…]]") for c in cells), cells
+
+
+def help_like_vault(root: Path) -> Path:
+    """As in Obsidian's help vault: most problems in one note deep in a long folder name, one long
+    embed in another folder."""
+    notes = {
+        "Linking notes and files/Internal links.md": "# Internal links\n"
+        + "".join("x\n[[Example]]\n[[Example#Details]]\n(see [e](Example.md))\n" for _ in range(3)),
+        "Extending Obsidian/Obsidian CLI.md": "# CLI\n\n![[obsidian-cli.mp4#interface]]\n",
+        "Start.md": "# Start\n",
+    }
+    for path, text in notes.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return root
+
+
+async def test_the_path_keeps_its_folder_at_120_before_the_one_long_link(tmp_path: Path) -> None:
+    """Finding: at 120 columns the rows read `…/Internal links.md:4`, their folder gone, while the
+    Problem column held room for the one long embed; at 80 they read `Linking …/Internal links.md:4`.
+    The folder most rows sit in claims room before the one longest link does."""
+    app = app_on(help_like_vault(tmp_path / "vault"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        lst = await broken_tab(app, pilot)
+        columns = lst.column_widths(lst.scrollable_content_region.width)
+        paths = [lst.render_line(y).text[: columns["path"]].rstrip() for y in range(1, len(lst.rows) + 1)]
+        internal = [p for p in paths if "Internal links.md" in p]
+        assert internal and all(p.startswith("Link") for p in internal), (columns, paths)
+        cells = problem_cells(lst)
+        assert any(c.startswith("[[Example#Details]]") for c in cells), cells  # the rows' links whole

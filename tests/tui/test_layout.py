@@ -9,6 +9,7 @@ import json
 import os
 from pathlib import Path
 
+from rich.text import Text
 from textual.widgets import OptionList, Tab
 from tui_helpers import access, pin_mtimes
 
@@ -402,3 +403,24 @@ async def test_the_footer_redraws_on_hover_only_when_another_key_is_under_the_po
         strip = footer.render_line(0)
         cells = [seg for seg in strip if seg.text.strip()]
         assert any(seg.style.bgcolor == hovered.bgcolor for seg in cells)
+
+
+async def test_a_part_set_late_keeps_its_full_form_while_the_earlier_ones_make_room(tui_demo: Path, app_for) -> None:
+    """The parts' compact forms are taken one more at a time, in the parts' order: dropping the
+    socket path is enough at 150 columns, and the rules' part set after it stays whole."""
+    app = app_for(tui_demo)
+    async with app.run_test(size=(150, 24)) as pilot:
+        await settle(app)
+        status = app.query_one(StatusLine)
+
+        class Host:
+            socket_path = "/run/user/1000/vaultwatch/a-rather-long-socket-folder-name/demo-vault.sock"
+
+        status.show_agents(Host(), ["claude-desktop/0.9"], app.session.colors)
+        full = Text("approve: none (scribe: deletes) + folder rules · never: Templates/**")
+        status.set_part("late", full, compact=Text("approve: none · never: Templates/**"))
+        await pilot.pause()
+        assert "demo-vault.sock" not in status.plain and full.plain in status.plain, status.plain
+        await pilot.resize_terminal(100, 24)
+        await pilot.pause()
+        assert "approve: none · never: Templates/**" in status.plain, status.plain

@@ -16,7 +16,7 @@ from waiting import TIMEOUT
 from vaultwatch.core.clock import SteppingClock
 from vaultwatch.core.edit.hooks import Caller, calling
 from vaultwatch.core.edit.writes import Writer
-from vaultwatch.core.review import approval, pending
+from vaultwatch.core.review import approval, pending, refusals
 from vaultwatch.core.review.approval import ApprovalGate
 from vaultwatch.tui.app import make_app
 from vaultwatch.tui.config import fixed_config
@@ -60,6 +60,13 @@ async def test_a_note_put_in_a_waiting_renames_folder_is_said_before_the_keys_ar
         assert "moves Daily → Inbox/Daily" in shown and "moves Daily/2023-09-12.md → Inbox/Daily/2023-09-12.md" in shown
         effects = shown.split("it touches 2 paths:")[1]  # (the "why" line is the rule's, kept as proposed)
         assert "move_from" not in effects and "move_to" not in effects, shown
+        # under "CANNOT BE APPROVED AS SHOWN … decline it" the footer no longer offers y Approve;
+        # y says why it cannot, and approves nothing
+        offered = {k: b.binding.description for k, b in screen.active_bindings.items() if b.binding.show}
+        assert "Approve" not in offered.values() and offered.get("n") == "Decline", offered
+        await pilot.press("y")
+        await wait_for(lambda: any("cannot be approved as shown" in n.title for n in app._notifications), 10)
+        assert pending.store_for(str(tui_demo.resolve())).get(renamed).state == pending.PENDING
         await pilot.press("n")
         await wait_for(lambda: screen.queue == [], 10)
     assert pending.store_for(str(tui_demo.resolve())).get(renamed).state == pending.DECLINED
@@ -101,3 +108,16 @@ async def test_the_keys_wait_for_the_answer_whether_the_change_still_applies(
             await armed(screen)
     finally:
         release.set()
+
+
+def test_a_declined_folder_rename_is_kept_with_every_path_as_a_live_decline_is(tui_demo: Path) -> None:
+    """Finding: the refusals record read `Obsidian Sync -> Sync (+18)` for a folder rename declined
+    live and `Obsidian Sync -> Sync` for the same declined as a pending change."""
+    (tui_demo / "Daily").mkdir()
+    for day in ("2023-09-12", "2023-09-13"):
+        (tui_demo / "Daily" / f"{day}.md").write_text(f"# {day}\n")
+    renamed = propose_rename(tui_demo, "Daily", "Inbox/Daily")
+    root = str(tui_demo.resolve())
+    pending.decline(root, renamed, "not now", by="human:me")
+    [kept] = [r for r in refusals.kept(root) if r.pending == renamed]
+    assert kept.where == "Daily -> Inbox/Daily (+4)", kept.paths

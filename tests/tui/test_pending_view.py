@@ -65,11 +65,14 @@ async def test_the_tui_shows_pending_changes_on_open_and_y_applies_n_declines(tu
         assert (tui_demo / NOTE).read_bytes() == b"# Atlas\nrewritten by the bot\n"
         # the second was proposed over the bytes before the first: it must not apply now
         await armed(screen)
-        await pilot.press("y")
+        assert "changed since" in str(screen.query_one("#pending-body").render())
+        await pilot.press("y")  # it cannot apply as shown: y says so and applies nothing
+        await wait_for(lambda: any("changed since" in n.message for n in app._notifications), 10)
+        assert [p.id for p in screen.queue] == [second]
+        await pilot.press("n")
         await wait_for(lambda: screen.queue == [], 10)
-        assert "changed since" in screen.said, screen.said
     store = pending.store_for(str(tui_demo.resolve()))
-    assert [(p.id, p.state) for p in store.proposals()] == [(first, "approved"), (second, "refused")]
+    assert [(p.id, p.state) for p in store.proposals()] == [(first, "approved"), (second, "declined")]
     [change] = [c for c in journal_for(vault).changes(path=NOTE) if c.id in store.get(first).change_ids]
     assert change.who.startswith("agent bot") and change.tool == "write"
     assert change.approved_via == "tui"  # `y` in the TUI's list of pending changes

@@ -217,3 +217,32 @@ async def test_the_open_view_follows_a_record_kept_by_another_process(tui_demo: 
         record(tui_demo)  # as another process keeps them: the file, nothing else
         await await_until(lambda: len(cells(screen)) == 2)
         assert [r[3] for r in cells(screen)] == ["declined", "refused"]
+
+
+async def test_a_long_tools_row_stays_inside_120_columns(tui_demo: Path):
+    """Finding: at 120 columns a row whose tool is `update_frontmatter` pushed the table past the
+    screen's edge: paths `Templates/Evil2…` and why `"Templates/**"` with nothing to tell the rule by.
+    The tool and agent cells give up their ends first."""
+    refusals.note(
+        str(tui_demo.resolve()),
+        Refusal(
+            at=AT,
+            kind=refusals.REFUSED,
+            agent="scribe-assistant/1.0",
+            session="bridge-b7eb2b87aa01",
+            tool="update_frontmatter",
+            operation="update_frontmatter",
+            paths=["Templates/Evil2.md"],
+            reason='the person\'s rule "Templates/**" = "never" ([approve.folders]) refuses every agent\'s change',
+        ),
+    )
+    app = make_app(open_loaded(tui_demo), config=fixed_config())
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_from_changes(app, pilot)
+        table = screen.query_one(DataTable)
+        assert table.virtual_size.width <= table.scrollable_content_region.width, table.virtual_size
+        [row] = cells(screen)
+        assert row[4].startswith("update_") and row[4].endswith("…"), row
+        assert row[5] == "Templates/Evil2.md" and row[6].startswith('"Templates/**" = "nev'), row
+        # (it read "lists the same record, and its path": the command names the record's file)
+        assert "`vaultwatch refusals` lists these records too, and names the file that keeps them" in detail(screen)

@@ -62,3 +62,26 @@ async def test_the_activity_panels_rules_say_a_never_rule_matching_nothing(tui_d
     (tui_demo / "Attic").mkdir()
     vault.refresh_paths(["Attic"])
     await await_until(lambda: gate.rules_said("scribe/1.0") == "never Attic/** (every agent)")
+
+
+async def test_a_missing_rule_folder_stays_on_a_status_line_too_narrow_for_all(tui_demo: Path, tmp_path: Path) -> None:
+    """Finding: at 120 columns the line was cut in `rules name missing folders: …`, the folder's
+    name gone (it showed at 200); at 80 it ended at `never:`. Where the whole line does not fit, the
+    approval part says what asks the person to act first: the missing folder, then the rules that hold."""
+    settings = tmp_path / "settings.toml"
+    settings.write_text(
+        '[approve.folders]\n"Projects/**" = "never"\n[agents.scribe]\napprove = "deletes"\n'
+        'write = ["Private/**", "Inbox/**"]\ndeny = ["Private/**"]\n'
+    )
+    vault = open_loaded(tui_demo)
+    approval.configure(vault, settings=str(settings))
+    app = make_app(vault, config=fixed_config())
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app)
+        assert "rules name missing folders: Private" in status(app), status(app)  # the whole part, as before
+        shown = app.status.plain  # (as drawn: the line is cut at the screen's edge)
+        assert "missing folders: Private" in shown[:120] and "never: Projects/**" in shown[:120], shown
+        await pilot.resize_terminal(80, 30)
+        await settle(app)
+        await pilot.pause()
+        assert "missing folders: Private" in app.status.plain[:80], app.status.plain

@@ -27,6 +27,7 @@ from vaultwatch.core.errors import VaultError
 from vaultwatch.core.review import approval, sessionids
 from vaultwatch.core.review.journal import Change, Journal, Within, parse_since, require_journal
 from vaultwatch.mcp_server.commandline import CommandLine
+from vaultwatch.tui.commands.rulenotices import say_rule_notices
 from vaultwatch.tui.commands.shown import one_line
 
 if TYPE_CHECKING:
@@ -156,6 +157,7 @@ def register(cli: CommandLine) -> None:
                 file=sys.stderr,
             )
         _say_full(journal)
+        say_rule_notices(vault)  # a rule renamed away or misspelled matches nothing: said as `pending` says it
         return 0
 
     def _finish(vault: Vault, journal: Journal) -> int:

@@ -33,6 +33,7 @@ from vaultwatch.core.review.textdiff import Diff, text_diff
 from vaultwatch.core.review.visible import visible
 from vaultwatch.mcp_server.commandline import CommandLine
 from vaultwatch.tui.commands.changes import person
+from vaultwatch.tui.commands.rulenotices import say_rule_notices
 
 Links = Sequence[tuple[str, bytes, bytes]] | str  # a rename's link rewrites (pending.link_rewrites), or why not
 
@@ -138,8 +139,7 @@ def register(cli: CommandLine) -> None:
         for refused in store.refusing():
             print(f"vaultwatch: {refused}", file=sys.stderr)
         # a rule renamed away or misspelled matches nothing; the journal tells this vault's folders apart
-        for notice in approval.rule_notices(vault.root_real, journal=lambda: approval.kept_journal(vault)):
-            print(f"vaultwatch: {notice}", file=sys.stderr)
+        say_rule_notices(vault)
         return 0
 
     p = cli.sub.add_parser("pending", help="agents' changes waiting for your approval (made while no TUI was open)")

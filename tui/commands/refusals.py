@@ -19,6 +19,7 @@ from vaultwatch.core.review import refusals, sessionids
 from vaultwatch.core.review.agentrules import shown_agent
 from vaultwatch.core.review.journal import Within, journal_for, parse_since
 from vaultwatch.mcp_server.commandline import CommandLine
+from vaultwatch.tui.commands.rulenotices import say_rule_notices
 from vaultwatch.tui.commands.shown import one_line
 
 
@@ -58,6 +59,7 @@ def register(cli: CommandLine) -> None:
             f"(record: {refusals.refusals_path(vault.root_real)})",
             file=sys.stderr,
         )
+        say_rule_notices(vault)  # a rule renamed away or misspelled matches nothing: said as `pending` says it
         return 0
 
     p = cli.sub.add_parser(

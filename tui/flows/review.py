@@ -269,7 +269,24 @@ class ReviewHost(Widget):
             text.append(f" · rules name missing folders: {', '.join(others)}", style="bold red")
         if waiting:
             text.append(f" · {waiting} waiting", style="bold red")
-        status.set_part("approval", text)
+        status.set_part("approval", text, compact=self._compact_gate(now.mode, nevers, others, waiting))
+
+    def _compact_gate(self, mode: str, nevers: tuple[str, ...], others: list[str], waiting: int) -> Text:
+        """The approval part where the whole line does not fit: what asks the person to act comes
+        first (the changes waiting, a rule whose folder is missing), so that the line's cut at its
+        end takes the promises that still hold, not the warnings."""
+        gate = self.gate
+        text = Text(f"approve: {mode}", style="bold yellow")
+        if waiting:
+            text.append(f" · {waiting} waiting", style="bold red")
+        gone = [p for p in nevers if gate is not None and gate.matches_nothing(p)]
+        missing = [rulefolders.literal_folder(p) or p for p in gone] + others
+        if missing:
+            text.append(f" · missing folders: {', '.join(missing)}", style="bold red")
+        held = [p for p in nevers if p not in gone]
+        if held:
+            text.append(f" · never: {', '.join(held)}", style="bold yellow")
+        return text
 
     def on_review_host_asked(self, message: Asked) -> None:
         self._queue.append(message.pending)

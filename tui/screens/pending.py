@@ -100,6 +100,9 @@ class PendingScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "approve", "Approve", id="pending.approve"),
+        # in place of Approve while the change shown cannot apply as shown: says why instead of
+        # offering it (approving would only be refused)
+        Binding("y", "cannot_approve", "Approve", show=False, id="pending.cannot_approve"),
         Binding("n", "decline", "Decline", id="pending.decline"),
         Binding("d", "decline_with_reason", "Decline with a reason", id="pending.reason"),
         Binding("s", "skip", "Skip", id="pending.skip"),
@@ -188,6 +191,7 @@ class PendingScreen(Screen[None]):
         """The change at the head of the queue (its keys armed anew)."""
         p = self.current
         self._shown_links = None
+        self.refresh_bindings()
         self.keys.arm_soon()
         self._title()
         body = self.query_one("#pending-body", Static)
@@ -237,6 +241,7 @@ class PendingScreen(Screen[None]):
         checked until a worker says whether approving it now would be refused, and why."""
         self._check += 1
         self._stale = None
+        self.refresh_bindings()
         self._drawn = (p, links, list(stranded or ()))
         # the keys arm only once it is said whether the change still applies (and then a moment later)
         self.keys.disarm()
@@ -274,6 +279,7 @@ class PendingScreen(Screen[None]):
             self._draw(message.stale)
             self.keys.arm_soon()
             self._title()
+            self.refresh_bindings()  # y Approve is offered only for a change that can still apply
 
     @work(thread=True, exit_on_error=False)
     def _work_out_links(self, p: Proposal, generation: int) -> None:
@@ -308,6 +314,26 @@ class PendingScreen(Screen[None]):
         if p is None or p.method != "rename":
             return True
         return self._shown_links == (p.id, self.vault.snapshot.generation)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # once said that the change shown cannot apply as shown, the footer no longer offers y
+        # Approve under that line: y says why it cannot, and n or d decline it
+        cannot = bool(self._stale) and self.current is not None
+        if action == "approve":
+            return not cannot
+        if action == "cannot_approve":
+            return cannot
+        return True
+
+    def action_cannot_approve(self) -> None:
+        p = self.current
+        if p is None or not self._stale:
+            return
+        self.notify(
+            f"{visible(self._stale, keep_tab=False)}: approving it would be refused; n or d declines it",
+            title=f"pending change {p.id} cannot be approved as shown",
+            severity="warning",
+        )
 
     def action_approve(self) -> None:
         p = self.current

@@ -44,6 +44,9 @@ COLUMNS = ("when", "agent", "session", "what", "tool", "paths", "why")
 SHOWN_ROWS = 500  # the newest this many: the record keeps a few thousand, `vaultwatch refusals` the rest
 PATHS_LEAST = 16  # the paths cell gives the why cell up to half the room, down to this many characters
 WHY_LEAST = 16  # and the why cell keeps at least this many
+WHY_WANT = 24  # what the why cell is given back from the tool and agent cells: a rule's name and value
+TOOL_LEAST = 8  # what those two keep (the detail below has them whole)
+AGENT_LEAST = 14
 TABLE_CHROME = 2  # the table's vertical scrollbar
 RECORD_LOOK_S = 1.0  # s: how often the view looks whether another process kept a record (one stat)
 
@@ -200,6 +203,16 @@ class RefusalsScreen(Screen[None]):
         # side, the table a scrollbar), cut with an ellipsis: the whole of both is in the detail below
         widths = [max([len(h), *(cell_len(str(cells[k])) for cells in laid)]) for k, h in enumerate(COLUMNS)]
         left = self.app.size.width - sum(w + 2 for w in widths[:-2]) - 4 - TABLE_CHROME
+        # too little left for the paths and the why (a long tool's name, `update_frontmatter`, at 120
+        # columns): the tool and then the agent give up their ends, else the table runs off the screen
+        for k, least in ((COLUMNS.index("tool"), TOOL_LEAST), (COLUMNS.index("agent"), AGENT_LEAST)):
+            short = PATHS_LEAST + WHY_WANT - left
+            if short > 0 and widths[k] > least:
+                given = min(short, widths[k] - least)
+                widths[k] -= given
+                left += given
+                for cells in laid:
+                    cells[k] = Text(_cut(str(cells[k]), widths[k]))  # (plain cells: tool, agent)
         paths = widths[-2] if widths[-2] + widths[-1] <= left else max(PATHS_LEAST, min(widths[-2], left // 2))
         room = max(WHY_LEAST, left - paths)
         for n, cells in enumerate(laid):
@@ -248,7 +261,9 @@ class RefusalsScreen(Screen[None]):
             for path in r.paths:
                 shown.append(f"  {visible(path, keep_tab=False)}\n")
         shown.append(f"why: {visible(r.reason, keep_tab=False)}")
-        shown.append("\n\n`vaultwatch refusals` lists the same record, and its path", style="dim")
+        shown.append(
+            "\n\n`vaultwatch refusals` lists these records too, and names the file that keeps them", style="dim"
+        )
         detail.update(shown)
 
     def action_kind(self) -> None:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 KIND_WIDTH = max(len(label) for label in problems.LABELS.values())
 PATH_LEAST = 16  # the Path column's least width: a file name and its line
 PATH_MOST = 48  # and its most: past it the problem's text is worth more
+FOLDER_START = 10  # what the path claims of its folders before the longest link: a word and `…/`
 PROBLEM_LEAST = 12  # the Problem column's least width: a short link whole
 PROBLEM_MOST = 40  # past this a link is cut in its middle (its end stays) rather than take the path's room
 
@@ -101,7 +102,8 @@ class ProblemList(RowList):
     def all_columns(self) -> Sequence[Column]:
         # The room goes first to what tells rows apart, the path's file name and line (as compilers
         # write it) and the problem's link, each as wide as three rows in four need: one long link
-        # or name does not take the room of every other row; then to the longest link (up to
+        # or name does not take the room of every other row; then to the start of the folder three
+        # rows in four are in (a word of it: where the note is), the longest link (up to
         # PROBLEM_MOST), the longest path (up to PATH_MOST), and the rest to the problem (a link cut
         # keeps its end). The Kind column only where the rows' kinds differ and the path keeps a
         # third of the list beside it (the line above the list counts the kinds).
@@ -110,9 +112,13 @@ class ProblemList(RowList):
         problem = min(PROBLEM_MOST, max(PROBLEM_LEAST, typical(problem_need(r) for r in rows)))
         kind = len({r.kind for r in rows}) > 1 and width >= problem + KIND_WIDTH + 2 + width // 3
         room = width - (KIND_WIDTH + 2) if kind else width - 1  # the path's and the problem's
-        path = max(PATH_LEAST, width // 3, min(typical(cell_len(where(r, named=True)) for r in rows), room - problem))
+        named = typical(cell_len(where(r, named=True)) for r in rows)
+        path = max(PATH_LEAST, width // 3, min(named, room - problem))
         path = min(path, PATH_MOST)
         wants = [
+            # the folders three rows in four sit in before the one longest link: a folder named on
+            # most rows tells them apart where a long link is on one row only
+            ("path", min(typical(cell_len(where(r)) for r in rows), named + FOLDER_START)),
             ("problem", max((problem_need(r) for r in rows), default=0)),
             ("path", max((cell_len(where(r)) for r in rows), default=0)),
         ]

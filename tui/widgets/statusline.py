@@ -1,8 +1,9 @@
 """The status line: indexing progress, counts, the as-of date, MCP socket and connected agents.
 
 A part may have a compact form (the MCP part without its socket path, the vault without its
-as-of date): when the line does not fit its width the compact forms are used, so the counts
-and the agents' presence stay visible from 80 columns up."""
+as-of date): when the line does not fit its width the compact forms are used (one part's more at a
+time, in the parts' order, until it fits), so the counts and the agents' presence stay visible from
+80 columns up."""
 
 from __future__ import annotations
 
@@ -42,21 +43,29 @@ class StatusLine(Static):
                 self.compact[name] = compact
         self._draw()
 
-    def _line(self, compact: bool) -> Text:
+    def _line(self, compact: set[str]) -> Text:
         line = Text(" ", no_wrap=True, overflow="ellipsis")
         for i, (name, part) in enumerate(self.parts.items()):
             if i:
                 line.append(" ")
                 line.append("│", Style(dim=True))
                 line.append(" ")
-            line.append_text(self.compact.get(name, part) if compact else part)
+            line.append_text(self.compact.get(name, part) if name in compact else part)
         return line
 
     def _draw(self) -> None:
-        line = self._line(False)
+        line = self._line(set())
         width = self.size.width
-        if width and line.cell_len > width:
-            line = self._line(True)
+        # the parts' compact forms one more at a time, in the order the parts came, until the line
+        # fits: a wide screen keeps the full form of a part set late (the approval rules) once the
+        # socket path is dropped
+        compact: set[str] = set()
+        for name in self.parts:
+            if not width or line.cell_len <= width:
+                break
+            if name in self.compact:
+                compact.add(name)
+                line = self._line(compact)
         self.plain = line.plain
         line = tidy(line)
         if line == self._drawn:
