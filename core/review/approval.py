@@ -118,6 +118,7 @@ class Pending:
     approved: bool | None = None
     reason: str = ""
     by: str = ""  # who settled it: the person, or TIMED_OUT / LEFT (nobody decided)
+    newest: int | None = None  # the journal's newest change when it was asked: moves after it moved the note
     _done: threading.Event = field(default_factory=threading.Event, repr=False)
 
     @property
@@ -922,6 +923,7 @@ class ApprovalGate:
             effects.permanent,
             effects.stranded,
         )
+        pending.newest = self._newest_change()
         with self._lock:
             self._pending[pending.id] = pending
         if caller is not None:
@@ -969,7 +971,48 @@ class ApprovalGate:
         failed = ""
         if pending.approved and error is not None:
             failed = error.message if isinstance(error, VaultError) else str(error) or type(error).__name__
+            if not isinstance(error, (RuleRefused, Declined)):  # (those `check` kept already)
+                self._keep_unapplied(pending, failed)
         self._publish(ApprovalFinished(pending.id, failed))
+
+    def _keep_unapplied(self, pending: Pending, failed: str) -> None:
+        """An approval in the dialog that could not apply is kept in the record of changes that did not
+        happen, as a pending change's is (core.review.pending): the person said yes, and nothing changed."""
+        from vaultwatch.core.edit.hooks import current_caller  # noqa: PLC0415  (hooks imports nothing from here)
+
+        if not self.root_real:
+            return
+        caller = current_caller()
+        refusals.note(
+            self.root_real,
+            refusals.Refusal(
+                at=self.wall(),
+                kind=refusals.REFUSED,
+                agent=pending.agent or pending.actor,
+                session=pending.session,
+                tool=caller.tool if caller is not None else pending.operation,
+                operation=pending.operation,
+                paths=list(dict.fromkeys(p for p in (pending.path, pending.dest) if p)),
+                reason=f"approved in vaultwatch's TUI, but could not apply: {failed}",
+            ),
+        )
+        self._publish(RefusalKept(refusals.REFUSED))
+
+    def _newest_change(self) -> int | None:
+        journal = self.history()
+        if journal is None:
+            return None
+        newest = journal.changes(limit=1)
+        return newest[0].id if newest else 0
+
+    def moved_since_asked(self, pending: Pending, rel: str) -> str | None:
+        """Where the note at `rel` went while `pending` waited for the person, by the moves the journal
+        saw since (None: it did not see one): an agent told to read it again must not retry at `rel`."""
+        journal = self.history()
+        if journal is None or pending.newest is None:
+            return None
+        now = journal.where_now(rel, pending.newest)[0]
+        return now if now != rel else None
 
     def _settle(self, pending: Pending, approved: bool, reason: str, by: str) -> bool:
         with self._lock:
