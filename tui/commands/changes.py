@@ -24,7 +24,7 @@ import sys
 from typing import TYPE_CHECKING, cast
 
 from vaultwatch.core.errors import VaultError
-from vaultwatch.core.review import approval, sessionids
+from vaultwatch.core.review import approval, changestate, sessionids
 from vaultwatch.core.review.journal import Change, Journal, Within, parse_since, require_journal
 from vaultwatch.mcp_server.commandline import CommandLine
 from vaultwatch.tui.commands.shown import one_line
@@ -63,8 +63,8 @@ def _when(at: float) -> str:
     return dt.datetime.fromtimestamp(at, dt.UTC).astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
-def _line(c: Change, sessions: dict[str, str], now_at: str | None = None) -> str:
-    state = f"  (reverted by {c.reverted_by})" if c.reverted_by is not None else ""
+def _line(c: Change, sessions: dict[str, str], now_at: str | None = None, said: str = "") -> str:
+    state = f"  ({said})" if said else ""
     if not c.reviewed:
         state += "  [not reviewed]"
     if c.approval:  # how it was approved, for the person's audit: an agent's client is only as good as it
@@ -134,8 +134,9 @@ def register(cli: CommandLine) -> None:
             for i in reversed(unfinished):
                 print(_intent_lines(i))
             forms = sessionids.shown_forms(sessions)
+            get = changestate.lookup(journal, changes)
             for c in changes:
-                print(_line(c, forms, now_at.get(c.id)))
+                print(_line(c, forms, now_at.get(c.id), changestate.state_said(c, get)))
         print(f"{len(changes)} change{'s' if len(changes) != 1 else ''} (journal: {journal.path})", file=sys.stderr)
         interrupted = [i for i in unfinished if not i.running]
         if interrupted:
