@@ -37,6 +37,7 @@ from vaultwatch.core import platform
 from vaultwatch.core.disk.fileopen import read_all  # not disk.reader: it loads the note parser
 from vaultwatch.core.disk.safeio import Loc
 from vaultwatch.core.disk.walk import fwalk
+from vaultwatch.core.edit.hooks import moved_while_waiting
 from vaultwatch.core.errors import VaultError
 from vaultwatch.core.rests import Rests
 
@@ -410,9 +411,11 @@ class TempFile:
 def moved_away(path: str, change: str = "write", done: str = "written") -> WriteRefused:
     """The refusal of a change whose folder moved after it was decided on (the write path's one
     wording of it, for writes here and for renames and deletes in core.edit.writes)."""
+    now = moved_while_waiting(path)  # the journal saw where it went: say it, not "look"
+    where = f"it is now at {now!r}: read it there and try again" if now else "look where it is now and try again"
     return WriteRefused(
         f"the folder of {path!r} was moved while this {change} was in progress or waited for approval; "
-        f"nothing was {done}: look where it is now and try again",
+        f"nothing was {done}: {where}",
         "moved_away",
     )
 

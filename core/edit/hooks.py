@@ -350,6 +350,16 @@ def waited() -> bool:
     return scope is not None and (scope.pending is not None or scope.approved_via == APPROVED_BY_CLIENT)
 
 
+def moved_while_waiting(rel: str) -> str | None:
+    """Where the note at `rel` went while the operation in progress waited for the person in the TUI's
+    dialog, as far as the journal saw (None: not seen moved, or it did not wait there)."""
+    scope = _scope.get()
+    if scope is None or scope.pending is None or scope.gate is None:
+        return None
+    moved: str | None = scope.gate.moved_since_asked(scope.pending, rel)
+    return moved
+
+
 def journaled(operation: str) -> Callable:
     """Decorator of Writer operations: one scope per outermost call, one journal row per change."""
 
@@ -468,5 +478,6 @@ __all__ = [
     "permission_bits",
     "problem",
     "refuse_first",
+    "moved_while_waiting",
     "waited",
 ]

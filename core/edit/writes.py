@@ -1130,6 +1130,14 @@ class Writer:
             if create:
                 return
             now = read_file(loc, t.rel)
+            moved = _journal.moved_while_waiting(t.rel) if now is None else None
+            if moved is not None:
+                raise ConflictError(
+                    f"revision conflict: {t.rel!r} was moved to {moved!r} while this change waited for the "
+                    f"person's approval; nothing was written; read {moved!r} and retry there",
+                    t.rel,
+                    None,
+                )
             if now is None or now[0] != old:
                 raise ConflictError(
                     f"revision conflict: {t.rel!r} was changed by someone else while this write "

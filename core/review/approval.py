@@ -118,6 +118,7 @@ class Pending:
     approved: bool | None = None
     reason: str = ""
     by: str = ""  # who settled it: the person, or TIMED_OUT / LEFT (nobody decided)
+    newest: int | None = None  # the journal's newest change when it was asked: moves after it moved the note
     _done: threading.Event = field(default_factory=threading.Event, repr=False)
 
     @property
@@ -278,6 +279,7 @@ class GateRules:
     problem: str | None = None
     ask_client: bool = False  # `[approve] ask_client`: an agent's own client may ask the person
     unknown: tuple[str, ...] = ()  # notices of tables and keys vaultwatch does not read (settingkeys)
+    brief: str = ""  # the problem in a few words (Applied.problem_brief)
 
 
 def read_rules(path: str, vault_root: str | None) -> GateRules:
@@ -297,8 +299,10 @@ def _rules_of(data: dict[str, Any], path: str, vault_root: str | None) -> GateRu
         ask_client = _ask_client(data, path)
         unknown = settingkeys.judge(data, vault_root, f"settings file {path}")
         agents = agentrules.parse(data, vault_root, origin=f"settings file {path}")
-    except VaultError as exc:
-        return GateRules(problem=exc.message)
+    except settingkeys.UnknownSetting as exc:
+        return GateRules(problem=exc.message, brief=exc.brief)
+    except VaultError as exc:  # the file parses: a value of the wrong type, or one no rule takes
+        return GateRules(problem=exc.message, brief="a setting has a value vaultwatch cannot take")
     return GateRules(mode, tuple(folders), timeout, agents, ask_client=ask_client, unknown=unknown)
 
 
@@ -345,9 +349,12 @@ class RulesFile:
             if rules is None:  # emptied a moment ago by a save under way: its text comes next
                 return self._rules  # (not taken as seen: looked at again at the next decision)
             if rules.problem is None and seen is None and os.path.islink(self.path):
-                rules = GateRules(problem=f"settings file {self.path} is a symbolic link to nothing; fix or remove it")
+                rules = GateRules(
+                    problem=f"settings file {self.path} is a symbolic link to nothing; fix or remove it",
+                    brief="settings file is a link to nothing",
+                )
             if rules.problem is not None:  # the last rules that parsed stay, for the views; agents wait
-                rules = replace(self._rules, problem=rules.problem)
+                rules = replace(self._rules, problem=rules.problem, brief=rules.brief)
             self._seen = seen
             self._racy = seen is not None and len(seen) == 5 and now - max(seen[3], seen[4]) < RACY_NS
             if rules != self._rules:
@@ -409,6 +416,15 @@ class Applied:
     problem: str | None = None  # the settings file does not parse: agents' changes are refused
     ask_client: bool = False  # `[approve] ask_client` (an agent's rule may say otherwise for it)
     unknown: tuple[str, ...] = ()  # notices of tables and keys the settings file holds that nothing reads
+    brief: str = ""  # the problem in a few words (problem_brief)
+
+    @property
+    def problem_brief(self) -> str:
+        """The problem in a few words, for a status line: what it is, since a file that parses but
+        holds an unknown rules table must not be said not to parse."""
+        if self.problem is None:
+            return ""
+        return self.brief or "settings file does not parse"
 
     def policy(self, mode: str | None = None, source: str = "") -> Policy:
         return Policy(mode or self.mode, [Rule(pattern, m) for pattern, m in self.folders], source if mode else "")
@@ -542,6 +558,7 @@ class ApprovalGate:
                 rules.problem,
                 rules.ask_client,
                 rules.unknown,
+                rules.brief,
             )
             self._applied = now
         if last is None or now == was:
@@ -639,7 +656,8 @@ class ApprovalGate:
             return []
         now = self.applied()
         found = _notices(now.folders, now.agents, self.root_real, self.form, self._origin(), self.history)
-        return [*now.unknown, *found]
+        problem = [f"{now.problem} (until it is fixed, agents' changes are refused)"] if now.problem else []
+        return [*problem, *now.unknown, *found]
 
     def matches_nothing(self, pattern: str) -> bool:
         """Whether a rule's folder was missing from the vault when last looked at (at the start, and on
@@ -905,6 +923,7 @@ class ApprovalGate:
             effects.permanent,
             effects.stranded,
         )
+        pending.newest = self._newest_change()
         with self._lock:
             self._pending[pending.id] = pending
         if caller is not None:
@@ -952,7 +971,48 @@ class ApprovalGate:
         failed = ""
         if pending.approved and error is not None:
             failed = error.message if isinstance(error, VaultError) else str(error) or type(error).__name__
+            if not isinstance(error, (RuleRefused, Declined)):  # (those `check` kept already)
+                self._keep_unapplied(pending, failed)
         self._publish(ApprovalFinished(pending.id, failed))
+
+    def _keep_unapplied(self, pending: Pending, failed: str) -> None:
+        """An approval in the dialog that could not apply is kept in the record of changes that did not
+        happen, as a pending change's is (core.review.pending): the person said yes, and nothing changed."""
+        from vaultwatch.core.edit.hooks import current_caller  # noqa: PLC0415  (hooks imports nothing from here)
+
+        if not self.root_real:
+            return
+        caller = current_caller()
+        refusals.note(
+            self.root_real,
+            refusals.Refusal(
+                at=self.wall(),
+                kind=refusals.REFUSED,
+                agent=pending.agent or pending.actor,
+                session=pending.session,
+                tool=caller.tool if caller is not None else pending.operation,
+                operation=pending.operation,
+                paths=list(dict.fromkeys(p for p in (pending.path, pending.dest) if p)),
+                reason=f"approved in vaultwatch's TUI, but could not apply: {failed}",
+            ),
+        )
+        self._publish(RefusalKept(refusals.REFUSED))
+
+    def _newest_change(self) -> int | None:
+        journal = self.history()
+        if journal is None:
+            return None
+        newest = journal.changes(limit=1)
+        return newest[0].id if newest else 0
+
+    def moved_since_asked(self, pending: Pending, rel: str) -> str | None:
+        """Where the note at `rel` went while `pending` waited for the person, by the moves the journal
+        saw since (None: it did not see one): an agent told to read it again must not retry at `rel`."""
+        journal = self.history()
+        if journal is None or pending.newest is None:
+            return None
+        now = journal.where_now(rel, pending.newest)[0]
+        return now if now != rel else None
 
     def _settle(self, pending: Pending, approved: bool, reason: str, by: str) -> bool:
         with self._lock:
@@ -1003,8 +1063,9 @@ def configure(
     """
     source = RulesFile(settings or settings_path(), vault.root_real)
     found = source.current()
-    if found.problem is not None:  # a start on a file that does not parse says so and serves nothing
-        raise VaultError(found.problem)
+    # a file with a problem (not parsing, a misspelt rules table) starts the gate anyway: reads are
+    # served and every agent's change is refused with the reason, as when the file breaks while
+    # running; refusing the start instead left an agent with "connection closed" and no reason
     if mode is not None and mode not in MODES:
         raise VaultError(f"--approve must be one of {', '.join(MODES)}, not {mode!r}")
     gate = ApprovalGate(mode or found.mode or "none", bus=vault.bus, rules=source, chosen=mode)

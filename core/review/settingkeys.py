@@ -30,6 +30,16 @@ RULE_TABLES = ("approve", "agents", "vaults")
 CHECKED_ELSEWHERE = ("triage",)  # its reader refuses an unknown key itself
 
 
+class UnknownSetting(VaultError):
+    """An unknown table or key where rules are: agents' changes are refused until it is fixed.
+    `brief`: the problem in a few words, for a status line (the file parses; saying it does not
+    would send the person looking for a syntax error)."""
+
+    def __init__(self, message: str, brief: str) -> None:
+        super().__init__(message)
+        self.brief = brief
+
+
 def judge(data: Mapping[str, Any], vault_root: str | None, origin: str) -> tuple[str, ...]:
     """The notices for the unknown tables and keys that hold no rule of this vault; VaultError for
     the first that would (see the module doc)."""
@@ -44,13 +54,13 @@ def judge(data: Mapping[str, Any], vault_root: str | None, origin: str) -> tuple
             if len(parents) > 2 and parents[2] in CHECKED_ELSEWHERE:
                 continue
             if len(parents) == 2 and found.name == "approve":
-                raise VaultError(_per_vault_approve(origin, parents[1]))
-            raise VaultError(_refused(origin, found))
+                raise UnknownSetting(_per_vault_approve(origin, parents[1]), f"{found.where} is not supported")
+            raise UnknownSetting(_refused(origin, found), _brief(found))
         if top in CHECKED_ELSEWHERE:
             continue
         meant_rules = found.meant is not None and found.meant.startswith(tuple(f"[{t}" for t in RULE_TABLES))
         if top in RULE_TABLES or top is None and (meant_rules or _holds_rule(found.name, _value(data, found))):
-            raise VaultError(_refused(origin, found))
+            raise UnknownSetting(_refused(origin, found), _brief(found))
         notices.append(
             f"{origin}: {found.where} is not a setting vaultwatch knows{_did_you_mean(found)}: it is ignored"
         )
@@ -88,6 +98,10 @@ def _is_mine(mine: str, key: str, origin: str) -> bool:
         return False
 
 
+def _brief(found: settings.UnknownKey) -> str:
+    return f"unknown {'table' if found.table else 'key'} {found.where}"
+
+
 def _did_you_mean(found: settings.UnknownKey) -> str:
     return f" (did you mean {found.meant}?)" if found.meant else ""
 
@@ -118,4 +132,4 @@ def _per_vault_approve(origin: str, key: str) -> str:
     )
 
 
-__all__ = ["judge"]
+__all__ = ["UnknownSetting", "judge"]

@@ -80,10 +80,17 @@ async def test_a_misspelt_or_per_vault_folder_rule_refuses_agents_until_fixed(pl
         done = await client.call_tool("write", {"path": "Archive/two.md", "content": "two\n"})
         assert not done.is_error, done.content[0].text
     settings.write_text(typo)
-    started = subprocess.run(
-        [*VAULTWATCH, "serve", "--stdio", str(root)], env=env, cwd=ROOT, input="", capture_output=True, text=True
-    )
-    assert started.returncode != 0 and "did you mean [approve.folders]?" in started.stderr, started.stderr
+    # at a start too (finding: the server died and the agent saw only "connection closed"): reads are
+    # served, and every change is refused with the reason as the error's first words
+    async with Client(stdio(root, env), client_info=Implementation(name="helper", version="1")) as client:
+        read = await client.call_tool("read", {"path": "Notes/a.md"})
+        assert not read.is_error, read.content[0].text
+        before = tree(root)
+        refused = await client.call_tool("write", {"path": "Notes/b.md", "content": "b\n"})
+        said = refused.content[0].text.removeprefix("Error: ")
+        assert refused.is_error and said.startswith(f"settings file {settings}: [approve.folder] is not a setting")
+        assert "did you mean [approve.folders]?" in said and "refused until" in said, said
+        assert tree(root) == before
 
 
 async def test_an_unknown_key_outside_the_rules_is_said_and_the_rules_apply(place) -> None:

@@ -134,6 +134,34 @@ async def test_the_tui_shows_the_settings_file_as_it_is_now(
             assert refused.is_error and '[agents."reader"]' in refused.content[0].text
             settings.write_text("[approve\n")
             await wait_for(lambda: "does not parse" in app.status.parts["approval"].plain)
+            # a file that parses but misspells a rules table is not said not to parse
+            settings.write_text('[approve.folder]\n"Projects/**" = "never"\n')
+            await wait_for(
+                lambda: app.status.parts["approval"].plain == "unknown table [approve.folder]: agents' changes refused"
+            )
+
+
+async def test_a_misspelt_rules_table_at_start_refuses_changes_not_the_tui(
+    tui_demo: Path, socket_path: str, tmp_path: Path
+) -> None:
+    """A misspelt rules table in the settings file at start: the TUI and its server start, an agent
+    reads, its change is refused with the reason, and the status line names the table (the file parses)."""
+    settings = tmp_path / "settings.toml"
+    settings.write_text('[approve.folder]\n"Projects/**" = "never"\n')
+    vault = open_loaded(tui_demo)
+    approval.configure(vault, settings=str(settings))  # as the `vaultwatch` command does
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    async with app.run_test(size=(120, 30)):
+        await settle(app)
+        await wait_for(lambda: socket_path in app.status.parts["mcp"].plain)
+        assert app.status.parts["approval"].plain == "unknown table [approve.folder]: agents' changes refused"
+        async with agent(socket_path, "helper") as helper:
+            read = await helper.call_tool("list_documents", {"limit": 1})
+            assert not read.is_error, read.content[0].text
+            refused = await helper.call_tool("write", {"path": "Inbox/x.md", "content": "x\n"})
+            said = refused.content[0].text
+            assert refused.is_error and "[approve.folder] is not a setting" in said and "did you mean" in said, said
+        assert not (tui_demo / "Inbox" / "x.md").exists()
 
 
 async def test_a_never_folder_rule_shows_for_every_agent(tui_demo: Path, socket_path: str, tmp_path: Path) -> None:

@@ -102,3 +102,9 @@ def test_a_redo_is_listed_with_tool_redo_not_revert(agent_changed):
     redo = json.loads(run("changes", str(root), "--json", env=env).stdout.splitlines()[0])
     assert redo["revert_of"] == revert["id"] and redo["tool"] == "redo", redo
     assert "  redo  " in run("changes", str(root), env=env).stdout.splitlines()[0]
+    # the edit is back: its row says so, and the revert says it was undone (finding: both read as reverted)
+    lines = {int(line.split()[0]): line for line in run("changes", str(root), env=env).stdout.splitlines()}
+    write, undone = ids[1], revert["id"]
+    assert f"(reverted by {undone}, redone by {redo['id']})" in lines[write], lines[write]
+    assert f"(reverts {write}; undone by {redo['id']} (redo))" in lines[undone], lines[undone]
+    assert f"(redoes {write} (reverts {undone}))" in lines[redo["id"]], lines[redo["id"]]

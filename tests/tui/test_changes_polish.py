@@ -97,3 +97,34 @@ async def test_the_state_column_is_never_cut_after_a_reload_at_120(make_vault, a
         lines = [table.render_line(y).text.rstrip() for y in range(6)]
         assert lines[0].endswith("state"), lines
         assert all(line.endswith("not reviewed") for line in lines[1:]), lines
+
+
+async def test_a_redone_change_does_not_read_as_reverted_in_the_changes_view(make_vault, app_for) -> None:
+    """After a revert and its redo the agent's edit is back: its row says it was redone, the revert's
+    that it was undone, in the view's state column and the detail's title (finding: "reverted by")."""
+    from vaultwatch.core.review.journal import journal_for  # noqa: PLC0415
+    from vaultwatch.core.review.redo import redo  # noqa: PLC0415
+    from vaultwatch.core.review.revert import revert  # noqa: PLC0415
+
+    root = make_vault({"a.md": "# a\n"})
+    app = app_for(root)
+    vault = app.session.vault
+    writer = Writer(vault)
+    writer.edit("a.md", "# a", "# b", actor="agent:bot")
+    journal = journal_for(vault)
+    edit = journal.changes()[0].id
+    revert(writer, journal, edit)
+    undo = journal.changes()[0].id
+    redo(writer, journal, undo)
+    again = journal.changes()[0].id
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(app)
+        await pilot.press("C")
+        await wait_for(lambda: isinstance(app.screen, ChangesScreen))
+        await settle(app)
+        table = app.screen.query_one("#changes-table")
+        lines = [table.render_line(y).text.rstrip() for y in range(4)]
+        text = "\n".join(lines)
+        assert f"reverted by {undo}, redone by {again}" in text, text
+        assert f"reverts {edit}; undone by {again} (redo)" in text, text
+        assert f"redoes {edit} (reverts {undo})" in text, text

@@ -16,7 +16,7 @@ from waiting import TIMEOUT, await_until
 
 from vaultwatch.core.edit.hooks import Caller, calling
 from vaultwatch.core.edit.writes import Writer
-from vaultwatch.core.review import approval, pending
+from vaultwatch.core.review import approval, pending, refusals
 from vaultwatch.core.review.approval import ApprovalGate
 from vaultwatch.mcp_server.locations import default_socket_path
 from vaultwatch.tui.app import make_app
@@ -136,7 +136,7 @@ def dialog_text(app) -> str:
     return plain(views.first().renderable) if views and views.first().renderable else ""
 
 
-@pytest.mark.parametrize("meanwhile", ["edit", "folder"])
+@pytest.mark.parametrize("meanwhile", ["edit", "folder", "move"])
 async def test_the_dialog_says_when_its_change_can_no_longer_apply_and_y_then_tells_the_person(
     tui_demo: Path, socket_path: str, meanwhile: str
 ):
@@ -144,7 +144,7 @@ async def test_the_dialog_says_when_its_change_can_no_longer_apply_and_y_then_te
     person that nothing was applied, as the agent is told."""
     vault = open_loaded(tui_demo)
     approval.attach(vault, ApprovalGate("writes"))
-    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path))
+    app = make_app(vault, config=fixed_config(mcp=True, socket_path=socket_path, watch=True))
     async with app.run_test(size=(120, 40)) as pilot:
         await mcp_started(app, socket_path)
         async with agent(socket_path, "claude-test") as claude:
@@ -158,16 +158,31 @@ async def test_the_dialog_says_when_its_change_can_no_longer_apply_and_y_then_te
                 with open(tui_demo / PLANNED, "a") as note:
                     note.write("a line of the person's\n")
                 why = f"{PLANNED} was edited since"
+            elif meanwhile == "move":  # the person's file manager moves the note
+                os.rename(tui_demo / PLANNED, tui_demo / "Inbox" / "Atlas Migration.md")
+                why = f"{PLANNED} was moved, renamed or deleted since"
             else:  # the person's file manager renames the folder
                 os.rename(tui_demo / "Projects", tui_demo / "Work")
                 why = "its folder Projects was moved, renamed or removed since"
             await await_until(lambda: "cannot apply as shown" in dialog_text(app))
             assert why in dialog_text(app), dialog_text(app)
+            if meanwhile != "edit":  # the watcher's outside move in the journal, which says where it went
+                await await_until(lambda: vault.journal is not None and vault.journal.moves())
             await armed(dialog)
             await pilot.press("y")
             result = await asyncio.wait_for(call, TIMEOUT)
             assert result.is_error
             await await_until(lambda: any("it was not applied" in n.message for n in app._notifications))
+            said = result.content[0].text
+            if meanwhile == "folder":  # told where the note went, not to retry where it is gone
+                assert "it is now at 'Work/Atlas Migration.md': read it there" in said, said
+            elif meanwhile == "move":
+                assert "was moved to 'Inbox/Atlas Migration.md'" in said and "retry there" in said, said
+        # kept with what did not happen, once, as a pending change approved too late is
+        kept = [r for r in refusals.kept(vault.root_real) if "could not apply" in r.reason]
+        assert len(kept) == 1 and kept[0].paths == [PLANNED] and kept[0].tool == "update_frontmatter", kept
+        assert kept[0].kind == refusals.REFUSED and kept[0].agent.startswith("claude-test"), kept
+        assert kept[0].reason.startswith("approved in vaultwatch's TUI, but could not apply: "), kept[0].reason
 
 
 TALL = "".join(f"line {i} of the agent's long note\n" for i in range(300))

@@ -24,7 +24,7 @@ import sys
 from typing import TYPE_CHECKING, cast
 
 from vaultwatch.core.errors import VaultError
-from vaultwatch.core.review import approval, sessionids
+from vaultwatch.core.review import approval, changestate, sessionids
 from vaultwatch.core.review.journal import Change, Journal, Within, parse_since, require_journal
 from vaultwatch.mcp_server.commandline import CommandLine
 from vaultwatch.tui.commands.rulenotices import say_rule_notices
@@ -64,9 +64,10 @@ def _when(at: float) -> str:
     return dt.datetime.fromtimestamp(at, dt.UTC).astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
-def _line(c: Change, sessions: dict[str, str], now_at: str | None = None) -> str:
-    """One change; `now_at`: what core.review.moves.Where.words says of where its note is now."""
-    state = f"  (reverted by {c.reverted_by})" if c.reverted_by is not None else ""
+def _line(c: Change, sessions: dict[str, str], now_at: str | None = None, said: str = "") -> str:
+    """One change; `now_at`: what core.review.moves.Where.words says of where its note is now;
+    `said`: its revert state in words (core.review.changestate)."""
+    state = f"  ({said})" if said else ""
     if not c.reviewed:
         state += "  [not reviewed]"
     if c.approval:  # how it was approved, for the person's audit: an agent's client is only as good as it
@@ -144,9 +145,10 @@ def register(cli: CommandLine) -> None:
             for i in reversed(unfinished):
                 print(_intent_lines(i))
             forms = sessionids.shown_forms(sessions)
+            get = changestate.lookup(journal, changes)
             for c in changes:
                 w = whereabouts.get(c.id)
-                print(_line(c, forms, w.words(c.path) if w is not None else None))
+                print(_line(c, forms, w.words(c.path) if w is not None else None, changestate.state_said(c, get)))
         print(f"{len(changes)} change{'s' if len(changes) != 1 else ''} (journal: {journal.path})", file=sys.stderr)
         interrupted = [i for i in unfinished if not i.running]
         if interrupted:

@@ -98,10 +98,9 @@ def _head(p: Proposal, stale: str = "", sessions: dict[str, str] | None = None) 
 def staleness(vault: Any, found: Iterable[Proposal], links: dict[int, Links]) -> dict[int, str]:
     """Why each waiting change would be refused if approved now (core.review.stale), by its id: judged
     by the person's settings as they are now, as `approve` judges it."""
-    try:
-        gate: Any = approval.configure(vault)
-    except VaultError as exc:  # the settings file does not parse: every agent's change is refused
-        return {p.id: exc.message for p in found if p.state == pending.PENDING}
+    gate: Any = approval.configure(vault)
+    if gate.problem is not None:  # the settings file does not parse: every agent's change is refused
+        return {p.id: gate.problem for p in found if p.state == pending.PENDING}
     out = {}
     for p in found:
         if p.state == pending.PENDING:

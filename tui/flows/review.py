@@ -232,7 +232,7 @@ class ReviewHost(Widget):
             return
         now = gate.applied() if gate is not None else None  # one reading of the settings file for the part
         if now is not None and now.problem is not None:
-            status.set_part("approval", Text("settings file does not parse: agents' changes refused", style="bold red"))
+            status.set_part("approval", Text(f"{now.problem_brief}: agents' changes refused", style="bold red"))
             return
         if (
             gate is None

@@ -39,7 +39,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 from vaultwatch.core.edit.hooks import APPROVED_BY_CLIENT, is_person
 from vaultwatch.core.edit.writes import Writer
 from vaultwatch.core.errors import VaultError
-from vaultwatch.core.review import sessionids
+from vaultwatch.core.review import changestate, sessionids
 from vaultwatch.core.review.agentrules import shown_agent
 from vaultwatch.core.review.batch import revert_session, session_changes
 from vaultwatch.core.review.intents import OpenIntent, open_intents
@@ -135,7 +135,10 @@ def render_intent(
 
 
 def change_title(
-    change: Change, localtime: Callable[[float], time.struct_time] = time.localtime, session: str | None = None
+    change: Change,
+    localtime: Callable[[float], time.struct_time] = time.localtime,
+    session: str | None = None,
+    state: str | None = None,
 ) -> Text:
     """The header of one change: id, who (and `session`, its session as shown: sessionids), when,
     tool, summary, revert state, how it was approved."""
@@ -147,10 +150,10 @@ def change_title(
     text.append(f"  {_when(change.at, localtime)}  ", style="dim")
     text.append(change.tool, style="bold")
     text.append(f"  {change.summary}")
-    if change.reverted_by is not None:
-        text.append(f"  (reverted by change {change.reverted_by})", style="yellow")
-    if change.revert_of is not None:
-        text.append(f"  (reverts change {change.revert_of})", style="yellow")
+    if state is None:  # (no journal to follow a redo with: the row's own words)
+        state = changestate.state_said(change, changestate.lookup(None))
+    if state:
+        text.append(f"  ({state})", style="yellow")
     if change.approval:  # an answer through the agent's own client is only as trustworthy as that client
         text.append(f"  ({change.approval})", style="yellow" if change.approved_via == APPROVED_BY_CLIENT else "dim")
     return text
@@ -205,7 +208,8 @@ def render_change(
             continue
         files.append((f.path, f.role, before, after))
     session = sessionids.shown(change.session, journal.sessions()) if change.session else None
-    return render_files(change_title(change, localtime, session), files, width, lead)
+    state = changestate.state_said(change, changestate.lookup(journal))
+    return render_files(change_title(change, localtime, session, state), files, width, lead)
 
 
 # --- dialogs ---------------------------------------------------------------------------------
@@ -780,18 +784,13 @@ class ChangesScreen(Screen[None], _Reverting):
             ]
             rows.append((cells, f"intent-{i.intent}"))
         whereabouts = journal.whereabouts(self.rows) if journal is not None else {}
+        get = changestate.lookup(journal, self.rows)
         for c in self.rows:
             where = f"{c.src} → {c.path}" if c.src else c.path
             said = whereabouts[c.id].words(c.path) if c.id in whereabouts else None
             if said:  # moved since, or not where the journal left it: where the note is now
                 where += f" ({said})"
-            state = (
-                f"reverted by {c.reverted_by}"
-                if c.reverted_by is not None
-                else f"reverts {c.revert_of}"
-                if c.revert_of is not None
-                else ""
-            )
+            state = changestate.state_said(c, get)
             if not c.reviewed:
                 state = (state + " · " if state else "") + "not reviewed"
             cells = [str(c.id), time.strftime("%H:%M:%S", localtime(c.at)), c.who, c.tool, where, c.summary, state]

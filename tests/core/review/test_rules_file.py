@@ -15,7 +15,7 @@ import pytest
 
 from vaultwatch.core.edit.hooks import Caller, calling
 from vaultwatch.core.edit.writes import Writer
-from vaultwatch.core.errors import RulesUnreadable, VaultError
+from vaultwatch.core.errors import RulesUnreadable
 from vaultwatch.core.events import IndexProblem
 from vaultwatch.core.review import approval, pending
 from vaultwatch.core.review.agentrules import RuleRefused
@@ -188,10 +188,20 @@ def test_a_mode_chosen_at_start_holds_until_the_files_mode_is_edited(vault: Vaul
     assert gate.mode == "none" and gate.timeout == 5.0
 
 
-def test_a_start_on_a_file_that_does_not_parse_is_refused(vault: Vault, settings: Path) -> None:
-    settings.write_text("[approve\n")
-    with pytest.raises(VaultError, match="fix or remove it"):
-        approval.configure(vault, settings=str(settings))
+def test_a_start_on_a_file_with_a_problem_refuses_agents_changes_not_the_start(vault: Vault, settings: Path) -> None:
+    """As while running: a refused start left an agent with "connection closed" and no reason."""
+    for text, brief in (
+        ("[approve\n", "settings file does not parse"),
+        ('[approve.folder]\n"Notes/**" = "never"\n', "unknown table [approve.folder]"),
+    ):
+        settings.write_text(text)
+        gate = approval.configure(vault, settings=str(settings))
+        assert gate.applied().problem_brief == brief
+        assert gate.rule_notices()[0].endswith("(until it is fixed, agents' changes are refused)")
+        with pytest.raises(RulesUnreadable, match="fix") as refused:
+            agent_writes(vault, "two\n")
+        assert refused.value.message.startswith(f"settings file {settings}: ")
+        assert (Path(vault.root) / "Notes" / "a.md").read_text() != "two\n"
 
 
 def test_a_rule_added_while_a_change_waits_for_the_person_still_holds_it(vault: Vault, settings: Path) -> None:
