@@ -120,7 +120,8 @@ async def test_the_pending_screen_follows_an_approval_made_elsewhere_and_d_decli
         code, out, err = await cli(tui_demo, "approve", str(first), str(tui_demo))
         assert code == 0 and f"pending change {first}" in out and "pid" in out, (out, err)
         await await_until(lambda: [p.id for p in screen.queue] == [second])
-        assert f"pending change {first} was approved elsewhere" in title(screen), title(screen)
+        # (a look at the store while the other process applies it says so first, then this)
+        await await_until(lambda: f"pending change {first} was approved elsewhere" in title(screen))
         await armed(screen)
         await pilot.press("d")
         await paste(app, pilot, "keep the old plan")
@@ -129,6 +130,25 @@ async def test_the_pending_screen_follows_an_approval_made_elsewhere_and_d_decli
     assert store.get(first).state == "approved"
     declined = store.get(second)
     assert declined.state == "declined" and declined.reason == "keep the old plan"
+
+
+async def test_a_change_applying_elsewhere_is_said_again_once_it_settles(tui_demo: Path, monkeypatch):
+    """A look at the store may find a change another process is still applying: the screen says that,
+    and says how it ended once it does, not "was applying elsewhere" for good."""
+    monkeypatch.setattr(pending_screen, "STORE_LOOK_S", 0.1)
+    first = propose(tui_demo, "# Atlas\nrewritten by the bot\n")
+    second = propose(tui_demo, "# Atlas\nanother idea\n")
+    vault = open_loaded(tui_demo)
+    app = make_app(vault, config=fixed_config())
+    store = pending.store_for(str(tui_demo.resolve()))
+    async with app.run_test(size=(120, 40)):
+        screen = PendingScreen(vault, store.pending())
+        await app.push_screen(screen)
+        assert store.settle(first, pending.APPLYING, by="another shell")
+        await await_until(lambda: f"pending change {first} is being applied elsewhere" in title(screen))
+        assert [p.id for p in screen.queue] == [second]
+        assert store.settle(first, pending.APPROVED, by="another shell", expect=pending.APPLYING)
+        await await_until(lambda: f"pending change {first} was approved elsewhere" in title(screen))
 
 
 def dialog_text(app) -> str:

@@ -115,6 +115,9 @@ class PendingScreen(Screen[None]):
         self.queue = list(proposals)
         self.busy = False
         self.said = ""
+        # changes that left the list while another process was still applying them: what is said of
+        # them is said again once they settle (approved, or refused after all)
+        self._settling: set[int] = set()
         # (pending change id, index generation) -> its link rewrites: a change shown again over the
         # same vault is not read again, and one shown after the vault changed (an approval applied)
         # is, since what its rename would rewrite may have changed with it
@@ -148,6 +151,9 @@ class PendingScreen(Screen[None]):
         since joins it at the end. Not while this screen's own approval is being applied."""
         if self.busy:
             return
+        if self._settling and any(self._state_of(pid) != pending.APPLYING for pid in self._settling):
+            self.said = "; ".join(self._decided_elsewhere(pid) for pid in sorted(self._settling))
+            self._title()
         now = waiting(self.vault)
         ids = {p.id for p in now}
         gone = [p for p in self.queue if p.id not in ids]
@@ -166,11 +172,22 @@ class PendingScreen(Screen[None]):
         else:
             self._title()
 
-    def _decided_elsewhere(self, pid: int) -> str:
+    def _found(self, pid: int) -> Proposal | None:
         try:
-            found = pending.store_for(self.vault.root_real).get(pid)
+            return pending.store_for(self.vault.root_real).get(pid)
         except VaultError:
-            found = None
+            return None
+
+    def _state_of(self, pid: int) -> str | None:
+        found = self._found(pid)
+        return None if found is None else found.state
+
+    def _decided_elsewhere(self, pid: int) -> str:
+        found = self._found(pid)
+        if found is not None and found.state == pending.APPLYING:
+            self._settling.add(pid)
+            return f"pending change {pid} is being applied elsewhere"
+        self._settling.discard(pid)
         if found is None:
             return f"pending change {pid} is gone"
         why = f": {visible(found.reason, keep_tab=False)}" if found.reason else ""
