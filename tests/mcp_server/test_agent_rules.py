@@ -241,7 +241,8 @@ async def test_a_vaults_rule_typed_in_nfc_holds_its_vault_stored_in_nfd(tmp_path
     in NFC. Through a real `serve --stdio` and the real client, `[vaults."…/Études".agents.scribe]
     read_only = true` refuses the agent's write, naming the rule, and the note keeps its bytes.
     (Before, the key was matched by its exact string: the rule silently did not apply.) A second
-    table naming the same vault in NFD is a settings problem: that server does not start."""
+    table naming the same vault in NFD is a settings problem: the server starts, says so, and refuses
+    every agent's change until it is fixed (even the one the NFD table would let through)."""
     root = tmp_path / unicodedata.normalize("NFD", "Études")
     (root / "Inbox").mkdir(parents=True)
     (root / "Inbox" / "a.md").write_text("# A\n")
@@ -270,11 +271,10 @@ async def test_a_vaults_rule_typed_in_nfc_holds_its_vault_stored_in_nfd(tmp_path
         f'[vaults."{key}".agents.scribe]\nread_only = true\n[vaults."{root}".agents.scribe]\nwrite = ["Inbox/**"]\n',
         encoding="utf-8",
     )
-    started = subprocess.run(
-        [params.command, *params.args], env=env, cwd=ROOT, input="", capture_output=True, text=True, timeout=60
-    )
-    assert started.returncode != 0 and "both name this vault" in started.stderr, started.stderr
-    assert "Unicode forms" in started.stderr, started.stderr
+    async with Client(params, client_info=Implementation(name="scribe", version="1")) as client:
+        got = await client.call_tool("write", {"path": "Inbox/a.md", "content": "# scribe\n", "overwrite": True})
+    said = got.content[0].text
+    assert got.is_error and "both name this vault" in said and "Unicode forms" in said, said
     assert tree(root) == before
 
 
